@@ -1,0 +1,22 @@
+// What every parser produces: text in reading order, tagged with page and heading.
+
+export interface ParsedSection {
+  text: string;
+  /** 1-based page (pdf page, slide, sheet, image frame); null for text-only formats. */
+  page: number | null;
+  /** Heading the text belongs to ("" when none). */
+  heading: string;
+  /** Extra chunk-level metadata, e.g. { sheet: "Q1" } or { slide: 3 }. */
+  meta?: Record<string, unknown>;
+}
+
+export interface ParsedDocument {
+  /** Set for rich formats (pdf, docx, pptx, xlsx, images); null for text formats. */
+  pageCount: number | null;
+  sections: ParsedSection[];
+}
+
+/** A parse failure whose message is safe and useful to show the user as error_detail. */
+export class ParseError extends Error {
+  override name = "ParseError";
+}
