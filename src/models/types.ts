@@ -28,3 +28,11 @@ export interface Reranker {
   score(query: string, passages: string[]): Promise<number[]>;
   close(): Promise<void>;
 }
+
+/** The models a running Quarry uses, as loaded from configuration (see load.ts). */
+export interface LoadedModels {
+  embedder: Embedder;
+  reranker: Reranker | null;
+  /** What health and the startup banner show. */
+  description: Record<string, unknown>;
+}

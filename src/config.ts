@@ -1,0 +1,84 @@
+// Configuration from the environment, overridden by matching CLI flags (--port, --data-dir, …).
+import { availableParallelism } from "node:os";
+import { resolve } from "node:path";
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** null: generated once and kept in the data dir (see http/jwt-secret.ts). */
+  jwtSecret: string | null;
+  /** Standard Webhooks secret ("whsec_…"); null rejects every webhook delivery. */
+  webhookSecret: string | null;
+  modelsDir: string;
+  embedModel: string;
+  rerankModel: string | null;
+  /** Milliseconds the reranker may take before search returns unreranked results. */
+  rerankTimeoutMs: number;
+  workers: number;
+  /** false (QUARRY_LIMITS=off): no plan allowance, count or rate limit is enforced; usage is still metered. */
+  limitsEnabled: boolean;
+}
+
+/** Each option: environment variable, CLI flag, and how to read it. */
+const OPTIONS = {
+  port: { env: "PORT", flag: "--port" },
+  host: { env: "QUARRY_HOST", flag: "--host" },
+  dataDir: { env: "QUARRY_DATA_DIR", flag: "--data-dir" },
+  jwtSecret: { env: "QUARRY_JWT_SECRET", flag: "--jwt-secret" },
+  webhookSecret: { env: "QUARRY_WEBHOOK_SECRET", flag: "--webhook-secret" },
+  modelsDir: { env: "QUARRY_MODELS_DIR", flag: "--models-dir" },
+  embedModel: { env: "QUARRY_EMBED_MODEL", flag: "--embed-model" },
+  rerankModel: { env: "QUARRY_RERANK_MODEL", flag: "--rerank-model" },
+  rerankTimeoutMs: { env: "QUARRY_RERANK_TIMEOUT_MS", flag: "--rerank-timeout-ms" },
+  workers: { env: "QUARRY_WORKERS", flag: "--workers" },
+  limits: { env: "QUARRY_LIMITS", flag: "--limits" },
+} as const;
+
+export const CONFIG_HELP = Object.values(OPTIONS)
+  .map((o) => `  ${o.flag.padEnd(22)} ${o.env}`)
+  .join("\n");
+
+export class ConfigError extends Error {}
+
+function flagValue(argv: string[], flag: string): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === flag) return argv[i + 1];
+    if (argv[i].startsWith(`${flag}=`)) return argv[i].slice(flag.length + 1);
+  }
+  return undefined;
+}
+
+function positiveInt(name: string, raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env, argv: string[] = []): Config {
+  const get = (key: keyof typeof OPTIONS) => {
+    const value = flagValue(argv, OPTIONS[key].flag) ?? env[OPTIONS[key].env];
+    return value === undefined || value === "" ? undefined : value;
+  };
+  const limits = (get("limits") ?? "on").toLowerCase();
+  if (!["on", "off"].includes(limits)) throw new ConfigError(`QUARRY_LIMITS must be "on" or "off", got "${limits}"`);
+  const webhookSecret = get("webhookSecret") ?? null;
+  if (webhookSecret && !webhookSecret.startsWith("whsec_")) {
+    throw new ConfigError('QUARRY_WEBHOOK_SECRET must be a Standard Webhooks secret starting with "whsec_"');
+  }
+  const port = Number(get("port") ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0–65535, got "${get("port")}"`);
+  return {
+    port,
+    host: get("host") ?? "0.0.0.0",
+    dataDir: resolve(get("dataDir") ?? "./data"),
+    jwtSecret: get("jwtSecret") ?? null,
+    webhookSecret,
+    modelsDir: resolve(get("modelsDir") ?? "./models"),
+    embedModel: get("embedModel") ?? "use-lite",
+    rerankModel: get("rerankModel") ?? null,
+    rerankTimeoutMs: positiveInt("QUARRY_RERANK_TIMEOUT_MS", get("rerankTimeoutMs") ?? "2000"),
+    workers: positiveInt("QUARRY_WORKERS", get("workers") ?? String(availableParallelism())),
+    limitsEnabled: limits === "on",
+  };
+}

@@ -1,0 +1,27 @@
+// Bearer authentication for /v1: an API key or a dashboard JWT, remembered as the request's principal.
+import { Elysia } from "elysia";
+import { QuarryError } from "../errors.ts";
+import { INVALID_API_KEY, type Principal } from "../accounts/service.ts";
+import type { AppContext } from "./context.ts";
+import { requestState } from "./request-state.ts";
+
+function bearerToken(request: Request): string | null {
+  const header = request.headers.get("authorization");
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match ? match[1] : null;
+}
+
+export async function authenticateRequest(ctx: AppContext, request: Request): Promise<Principal> {
+  const token = bearerToken(request);
+  const principal = token ? await ctx.accounts.authenticate(token) : null;
+  if (!principal) throw new QuarryError("AUTHENTICATION_ERROR", INVALID_API_KEY);
+  requestState(request).principal = principal;
+  return principal;
+}
+
+/** Route-group plugin: resolves `principal` for every route that uses it, or answers 401. */
+export function authenticated(ctx: AppContext) {
+  return new Elysia().resolve({ as: "scoped" }, async ({ request }) => ({
+    principal: await authenticateRequest(ctx, request),
+  }));
+}

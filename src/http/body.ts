@@ -1,0 +1,49 @@
+// Request bodies: a size cap checked before anything is read, and JSON parsing that answers malformed
+// JSON or a non-JSON content type with VALIDATION_ERROR. Multipart bodies are left to the upload routes.
+import { Elysia } from "elysia";
+import { invalid, validationError, type QuarryError } from "../errors.ts";
+import { requestState } from "./request-state.ts";
+
+/** 50 MB of file plus room for multipart framing and form fields. */
+export const MAX_BODY_BYTES = 51 * 1024 * 1024;
+
+function isJson(contentType: string): boolean {
+  return /^application\/([\w.+-]*\+)?json\b/i.test(contentType);
+}
+
+export const bodyHandling = new Elysia({ name: "quarry-body" })
+  .onRequest(({ request }) => {
+    const length = Number(request.headers.get("content-length") ?? 0);
+    if (length > MAX_BODY_BYTES) {
+      throw invalid(["body"], `is too large: ${length} bytes; the maximum is ${MAX_BODY_BYTES} bytes (50 MB per file)`);
+    }
+  })
+  // Errors thrown while parsing would be reported by Elysia as a generic parse failure, so the precise
+  // error is remembered here and thrown in onTransform, before the body is validated.
+  .onParse({ as: "global" }, async ({ request }) => {
+    const contentType = request.headers.get("content-type") ?? "";
+    if (/^multipart\/form-data/i.test(contentType)) return; // the default parser reads the form
+    const text = await request.text();
+    if (text.length === 0) return null;
+    const failure = (error: QuarryError) => {
+      requestState(request).bodyError = error;
+      return null;
+    };
+    if (!isJson(contentType)) {
+      return failure(
+        validationError(
+          [{ path: ["headers", "content-type"], message: "must be application/json" }],
+          `Unsupported Content-Type "${contentType || "(none)"}": send JSON with Content-Type: application/json`,
+        ),
+      );
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      return failure(validationError([{ path: [], message: "is not valid JSON" }], "Request body is not valid JSON"));
+    }
+  })
+  .onTransform({ as: "global" }, ({ request }) => {
+    const error = requestState(request).bodyError;
+    if (error) throw error;
+  });

@@ -1,0 +1,17 @@
+// Everything route handlers need, built once at startup (see ../server.ts) and passed to each route group.
+import type { Config } from "../config.ts";
+import type { Db } from "../store/db.ts";
+import type { Clock } from "../clock.ts";
+import type { AccountService } from "../accounts/service.ts";
+import type { FileStore } from "../store/files.ts";
+import type { LoadedModels } from "../models/types.ts";
+
+export interface AppContext {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  accounts: AccountService;
+  files: FileStore;
+  models: LoadedModels;
+  version: string;
+}

@@ -1,0 +1,44 @@
+// A readable API reference at /api/docs that works offline: one self-contained page that renders
+// /api/openapi.json in the browser (no CDN, so air-gapped installs get it too).
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Quarry API reference</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2329;background:#fafbfc}
+main{max-width:980px;margin:0 auto;padding:24px}
+h1{margin:0 0 4px}h2{margin-top:40px;border-bottom:1px solid #dde2e6;padding-bottom:4px}
+.op{background:#fff;border:1px solid #dde2e6;border-radius:8px;margin:12px 0;padding:12px 16px}
+.m{display:inline-block;min-width:64px;font-weight:700;font-family:ui-monospace,monospace}
+.get{color:#0a7d32}.post{color:#0b5cad}.put{color:#8a5a00}.patch{color:#7a3fb0}.delete{color:#b3261e}
+code,pre{font-family:ui-monospace,monospace;font-size:13px}pre{background:#f3f5f7;padding:8px;border-radius:6px;overflow:auto}
+details summary{cursor:pointer;color:#44505c}.desc{white-space:pre-wrap}
+</style></head><body><main><h1>Quarry API</h1><p id="intro">Loading <a href="/api/openapi.json">openapi.json</a>…</p><div id="ops"></div></main>
+<script>
+const esc = (s) => String(s ?? "").replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]);
+const json = (v) => "<pre>" + esc(JSON.stringify(v, null, 2)) + "</pre>";
+fetch("/api/openapi.json").then((r) => r.json()).then((spec) => {
+  document.getElementById("intro").innerHTML = '<span class="desc">' + esc(spec.info.description) + '</span><p>Version ' + esc(spec.info.version) + ' · <a href="/api/openapi.json">openapi.json</a></p>';
+  const byTag = {};
+  for (const [path, ops] of Object.entries(spec.paths)) for (const [method, op] of Object.entries(ops)) {
+    const tag = (op.tags && op.tags[0]) || "Other";
+    (byTag[tag] ||= []).push({ path, method, op });
+  }
+  let html = "";
+  for (const [tag, ops] of Object.entries(byTag)) {
+    html += "<h2>" + esc(tag) + "</h2>";
+    for (const { path, method, op } of ops) {
+      html += '<div class="op"><span class="m ' + method + '">' + method.toUpperCase() + "</span> <code>" + esc(path) + "</code> — " + esc(op.summary);
+      if (op.description) html += '<p class="desc">' + esc(op.description) + "</p>";
+      if (op.parameters && op.parameters.length) html += "<details><summary>Parameters</summary>" + json(op.parameters.map((p) => ({ in: p.in, name: p.name, required: p.required, schema: p.schema, description: p.description }))) + "</details>";
+      if (op.requestBody) html += "<details><summary>Request body</summary>" + json(op.requestBody.content) + "</details>";
+      html += "<details><summary>Responses</summary>" + json(op.responses) + "</details></div>";
+    }
+  }
+  document.getElementById("ops").innerHTML = html;
+});
+</script></body></html>`;
+
+export function docsPage() {
+  return new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } });
+}

@@ -1,0 +1,64 @@
+// Maps every failure to the {error:{code,message,details}} envelope with the right HTTP status.
+// Unknown errors become INTERNAL_ERROR: logged with the request id, never shown to the client.
+import { Elysia } from "elysia";
+import { QuarryError, validationError } from "../errors.ts";
+import { requestState } from "./request-state.ts";
+import { summarize, toIssues } from "./validation.ts";
+
+export function errorBody(error: QuarryError) {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+    },
+  };
+}
+
+interface ElysiaValidationError {
+  type: string;
+  value: unknown;
+  validator?: { schema?: { safeParse?: (v: unknown) => { success: boolean; error?: { issues: never[] } } } };
+  all?: { path?: string; message?: string }[];
+}
+
+/** Elysia rejected a body, query or path parameter: rerun the route's zod schema to list every issue. */
+function fromValidation(error: ElysiaValidationError): QuarryError {
+  const result = error.validator?.schema?.safeParse?.(error.value);
+  const where = error.type === "body" ? [] : [error.type === "params" ? "path" : error.type];
+  if (result && !result.success && result.error) {
+    const issues = result.error.issues;
+    return validationError(toIssues(issues, where), summarize(issues, where));
+  }
+  const issues = (error.all ?? []).map((i) => ({
+    path: [...where, ...(i.path ?? "").split("/").filter(Boolean)],
+    message: i.message ?? "is invalid",
+  }));
+  return validationError(issues);
+}
+
+function toQuarryError(code: unknown, error: unknown, request: Request): QuarryError {
+  if (error instanceof QuarryError) return error;
+  switch (code) {
+    case "VALIDATION":
+      return fromValidation(error as ElysiaValidationError);
+    case "PARSE":
+      return validationError([{ path: [], message: "Request body is not valid JSON" }], "Request body is not valid JSON");
+    case "NOT_FOUND":
+      return new QuarryError("NOT_FOUND", `Route not found: ${request.method} ${new URL(request.url).pathname}`);
+    default:
+      return new QuarryError("INTERNAL_ERROR", "Internal server error");
+  }
+}
+
+export const errorHandler = new Elysia({ name: "quarry-errors" }).onError({ as: "global" }, ({ code, error, request, set }) => {
+  const quarryError = toQuarryError(code, error, request);
+  const state = requestState(request);
+  if (quarryError.code === "INTERNAL_ERROR") {
+    console.error(`[${state.id}] ${request.method} ${new URL(request.url).pathname} failed:`, error);
+  }
+  state.responseSummary.error_code = quarryError.code;
+  set.status = quarryError.status;
+  Object.assign(set.headers, quarryError.headers ?? {}, { "x-request-id": state.id });
+  return errorBody(quarryError);
+});

@@ -1,0 +1,78 @@
+// /auth: signup, login (our addition), API key regeneration (JWT only).
+import { Elysia } from "elysia";
+import { z } from "zod";
+import { QuarryError } from "../../errors.ts";
+import type { AppContext } from "../context.ts";
+import { authenticateRequest } from "../auth.ts";
+import { dataOf, errorResponses } from "../schemas.ts";
+
+const Account = z.object({
+  id: z.string(),
+  email: z.email(),
+  name: z.string().nullable(),
+  plan: z.enum(["trial", "starter", "pro", "business", "scale"]),
+  trial_ends_at: z.string(),
+  created_at: z.string(),
+});
+
+const SignupBody = z.object({
+  email: z.email().max(256),
+  password: z.string().min(8).max(128),
+  name: z.string().max(256).nullish(),
+});
+
+const LoginBody = z.object({ email: z.string().max(256), password: z.string().max(128) });
+
+export function authRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: "/auth" })
+    .post(
+      "/signup",
+      async ({ body, set }) => {
+        set.status = 201;
+        return { data: await ctx.accounts.signup(body) };
+      },
+      {
+        body: SignupBody,
+        response: { 201: dataOf(z.object({ token: z.string(), api_key: z.string(), account: Account })) },
+        detail: {
+          summary: "Create an account",
+          description: "Returns a dashboard JWT (valid 24 h) and the API key, which is shown only this once.",
+          tags: ["Accounts"],
+          security: [],
+          responses: errorResponses(400, 409, 500),
+        },
+      },
+    )
+    .post("/login", async ({ body }) => ({ data: await ctx.accounts.login(body) }), {
+      body: LoginBody,
+      response: { 200: dataOf(z.object({ token: z.string(), account: Account })) },
+      detail: {
+        summary: "Log in to an existing account",
+        description: "Returns a new dashboard JWT (valid 24 h). Wrong email and wrong password give the same 401.",
+        tags: ["Accounts"],
+        security: [],
+        responses: errorResponses(400, 401, 500),
+      },
+    })
+    .post(
+      "/api-key/regenerate",
+      async ({ request }) => {
+        const principal = await authenticateRequest(ctx, request);
+        if (principal.authType !== "jwt") {
+          throw new QuarryError("AUTHENTICATION_ERROR", "A dashboard JWT is required to regenerate the API key");
+        }
+        return { data: ctx.accounts.regenerateApiKey(principal.account) };
+      },
+      {
+        response: { 200: dataOf(z.object({ api_key: z.string(), message: z.string() })) },
+        detail: {
+          summary: "Regenerate the API key",
+          description: "Requires the dashboard JWT (Authorization: Bearer <token>). The previous key stops working at once; the new one is shown only once.",
+          tags: ["Accounts"],
+          responses: errorResponses(401, 500),
+        },
+      },
+    );
+}
+
+export { Account as AccountSchema };

@@ -1,0 +1,113 @@
+// /v1/knowledge-bases (service spec §4.2).
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { AppContext } from "../context.ts";
+import { authenticated } from "../auth.ts";
+import { requestState } from "../request-state.ts";
+import { Metadata, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
+import {
+  createKnowledgeBase,
+  deleteKnowledgeBase,
+  getKnowledgeBase,
+  listKnowledgeBases,
+  updateKnowledgeBase,
+} from "../../store/knowledge-bases.ts";
+import { enforcedLimit } from "../../billing/limits.ts";
+
+export const KnowledgeBaseSchema = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  metadata: Metadata,
+  document_count: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+const CreateBody = z.object({
+  name: z.string().min(1).max(256),
+  description: z.string().max(1024).nullish(),
+  metadata: Metadata.optional(),
+});
+
+const PatchBody = z.object({
+  name: z.string().min(1).max(256).optional(),
+  description: z.string().max(1024).nullish(),
+  metadata: Metadata.optional().describe("Replaces the existing metadata"),
+});
+
+export const KbParams = z.object({ kb_id: prefixedId("kb") });
+
+const tags = ["Knowledge bases"];
+
+export function knowledgeBaseRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: "/knowledge-bases" })
+    .use(authenticated(ctx))
+    .onBeforeHandle(({ request, params }) => {
+      const kbId = (params as Record<string, string> | undefined)?.kb_id;
+      if (kbId) requestState(request).kbId = kbId;
+    })
+    .post(
+      "",
+      ({ body, principal, set }) => {
+        set.status = 201;
+        const account = principal.account;
+        return {
+          data: createKnowledgeBase(ctx.db, {
+            accountId: account.id,
+            name: body.name,
+            description: body.description ?? null,
+            metadata: body.metadata ?? {},
+            limit: enforcedLimit(ctx.config.limitsEnabled, account, (p) => p.knowledgeBases),
+            now: ctx.clock.now(),
+          }),
+        };
+      },
+      {
+        body: CreateBody,
+        response: { 201: dataOf(KnowledgeBaseSchema) },
+        detail: { summary: "Create a knowledge base", tags, responses: errorResponses(...V1_ERRORS) },
+      },
+    )
+    .get("", ({ query, principal }) => listKnowledgeBases(ctx.db, principal.account.id, query.limit, query.cursor), {
+      query: PaginationQuery,
+      response: { 200: pageOf(KnowledgeBaseSchema) },
+      detail: { summary: "List knowledge bases, newest first", tags, responses: errorResponses(...V1_ERRORS) },
+    })
+    .get("/:kb_id", ({ params, principal }) => ({ data: getKnowledgeBase(ctx.db, principal.account.id, params.kb_id) }), {
+      params: KbParams,
+      response: { 200: dataOf(KnowledgeBaseSchema) },
+      detail: { summary: "Get a knowledge base", tags, responses: errorResponses(...V1_ERRORS, 404) },
+    })
+    .patch(
+      "/:kb_id",
+      ({ params, body, principal }) => ({
+        data: updateKnowledgeBase(ctx.db, principal.account.id, params.kb_id, body, ctx.clock.now()),
+      }),
+      {
+        params: KbParams,
+        body: PatchBody,
+        response: { 200: dataOf(KnowledgeBaseSchema) },
+        detail: { summary: "Update a knowledge base", tags, responses: errorResponses(...V1_ERRORS, 404) },
+      },
+    )
+    .delete(
+      "/:kb_id",
+      ({ params, principal }) => {
+        deleteKnowledgeBase(ctx.db, principal.account.id, params.kb_id);
+        ctx.files.removeKnowledgeBase(params.kb_id);
+        return { data: { deleted: true } };
+      },
+      {
+        params: KbParams,
+        response: { 200: dataOf(z.object({ deleted: z.boolean() })) },
+        detail: {
+          summary: "Delete a knowledge base",
+          description: "Irreversible: removes its documents, chunks, vectors, keyword index rows and stored files.",
+          tags,
+          responses: errorResponses(...V1_ERRORS, 404),
+        },
+      },
+    );
+}

@@ -1,0 +1,69 @@
+// Shared request/response schemas (zod): they validate requests and generate the OpenAPI document.
+import { z } from "zod";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../store/pagination.ts";
+import { STATUS_BY_CODE, type ErrorCode } from "../errors.ts";
+
+export const Metadata = z.record(z.string(), z.unknown()).describe("Free-form JSON object");
+
+export const ErrorEnvelope = z.object({
+  error: z.object({
+    code: z.enum(Object.keys(STATUS_BY_CODE) as [ErrorCode, ...ErrorCode[]]),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: "VALIDATION_ERROR: details.issues lists each problem as {path, message}",
+  401: "AUTHENTICATION_ERROR: missing or invalid credential",
+  404: "NOT_FOUND: '<Resource> not found: <id>'",
+  409: "CONFLICT",
+  429: "RATE_LIMIT_EXCEEDED (per-second plan rate) or USAGE_LIMIT_EXCEEDED (plan allowance)",
+  500: "INTERNAL_ERROR",
+  503: "EXTERNAL_SERVICE_ERROR: the embedding model failed or timed out",
+};
+
+// Typed loosely: OpenAPI typings and JSON Schema typings disagree on details that do not matter here.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const errorSchema: any = z.toJSONSchema(ErrorEnvelope);
+
+/** OpenAPI `responses` entries for the error statuses a route can return. */
+export function errorResponses(...statuses: number[]) {
+  return Object.fromEntries(
+    statuses.map((s) => [
+      String(s),
+      { description: ERROR_DESCRIPTIONS[s] ?? "Error", content: { "application/json": { schema: errorSchema } } },
+    ]),
+  );
+}
+
+/** The errors every authenticated /v1 route can return. */
+export const V1_ERRORS = [400, 401, 429, 500] as const;
+
+export const PaginationQuery = z.object({
+  cursor: z.string().optional().describe("Opaque cursor from meta.cursor of the previous page"),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(DEFAULT_PAGE_SIZE)
+    .describe(`Page size, 1–${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`),
+});
+
+export const PageMeta = z.object({
+  cursor: z.string().nullable().describe("Pass as ?cursor= to get the next page; null on the last page"),
+  has_more: z.boolean(),
+});
+
+export function prefixedId(prefix: string) {
+  return z.string().regex(new RegExp(`^${prefix}_[0-9a-z]+$`), `must be an id starting with ${prefix}_`);
+}
+
+export function dataOf<T extends z.ZodType>(schema: T) {
+  return z.object({ data: schema });
+}
+
+export function pageOf<T extends z.ZodType>(schema: T) {
+  return z.object({ data: z.array(schema), meta: PageMeta });
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bun
+// The quarry command: `quarry serve` (default), `quarry reindex`, `quarry accounts …`.
+import { loadConfig, ConfigError, CONFIG_HELP } from "./config.ts";
+import { startServer, VERSION } from "./server.ts";
+
+const USAGE = `Quarry ${VERSION} — self-hosted knowledge-base retrieval
+
+Usage:
+  quarry [serve] [options]          start the API server
+  quarry reindex [options]          re-embed every chunk with the configured embedding model
+  quarry accounts list              list accounts and their plans
+  quarry accounts set-plan <account id or email> <plan>
+
+Options (flag, or environment variable):
+${CONFIG_HELP}
+`;
+
+async function serve(argv: string[]): Promise<void> {
+  const config = loadConfig(process.env, argv);
+  const server = await startServer(config, { banner: true });
+  let signals = 0;
+  const shutdown = async (signal: string) => {
+    if (++signals > 1) process.exit(1);
+    console.log(`${signal} received: finishing in-flight work…`);
+    await server.stop();
+    console.log("Stopped cleanly.");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command = "serve", ...rest] = argv[0]?.startsWith("-") ? ["serve", ...argv] : argv;
+  switch (command) {
+    case "serve":
+      return serve(rest);
+    case "help":
+    case "--help":
+    case "-h":
+      console.log(USAGE);
+      return;
+    case "version":
+    case "--version":
+      console.log(VERSION);
+      return;
+    default:
+      console.error(`Unknown command "${command}".\n\n${USAGE}`);
+      process.exit(2);
+  }
+}
+
+main(process.argv.slice(2)).catch((error) => {
+  console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : `quarry: ${error?.message ?? error}`);
+  process.exit(1);
+});

@@ -1,0 +1,94 @@
+// Starts Quarry: opens the database, loads the models, starts the background work and the HTTP server.
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import type { Config } from "./config.ts";
+import { systemClock, type Clock } from "./clock.ts";
+import { openDatabase, closeDatabase } from "./store/db.ts";
+import { ensureVectorTable } from "./store/vectors.ts";
+import { FileStore } from "./store/files.ts";
+import { AccountService } from "./accounts/service.ts";
+import { JwtIssuer } from "./accounts/jwt.ts";
+import { resolveJwtSecret } from "./accounts/jwt-secret.ts";
+import { loadModels } from "./models/load.ts";
+import type { AppContext } from "./http/context.ts";
+import { createApp } from "./http/app.ts";
+import { MAX_BODY_BYTES } from "./http/body.ts";
+import pkg from "../package.json" with { type: "json" };
+
+export const VERSION: string = pkg.version;
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  ctx: AppContext;
+  /** Graceful stop: no new connections, in-flight requests finish, background work stops, WAL checkpointed. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  /** Print the startup banner (the CLI does; tests don't). */
+  banner?: boolean;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const databasePath = join(config.dataDir, "quarry.db");
+  const db = openDatabase(databasePath);
+  const clock = options.clock ?? systemClock;
+  const models = await loadModels({
+    modelsDir: config.modelsDir,
+    embedModel: config.embedModel,
+    rerankModel: config.rerankModel,
+  });
+  try {
+    ensureVectorTable(db, { id: models.embedder.id, dimension: models.embedder.dimension });
+  } catch (error) {
+    await models.embedder.close();
+    closeDatabase(db);
+    throw error;
+  }
+
+  const ctx: AppContext = {
+    config,
+    db,
+    clock,
+    models,
+    version: VERSION,
+    files: new FileStore(config.dataDir),
+    accounts: new AccountService(db, new JwtIssuer(resolveJwtSecret(config.jwtSecret, config.dataDir)), clock),
+  };
+
+  const app = createApp(ctx).listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024 });
+  const server = app.server!;
+  const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
+
+  if (options.banner) {
+    const embed = models.embedder;
+    console.log(
+      [
+        `Quarry ${VERSION} listening on ${url}/api  (docs: ${url}/api/docs)`,
+        `  database   ${databasePath}`,
+        `  embedding  ${embed.id} (${embed.dimension}-d, max ${embed.maxTokens} tokens)`,
+        `  reranker   ${models.reranker ? models.reranker.id : `none — ${String(models.description.rerankingHint ?? "")}`}`,
+        `  workers    ${config.workers}   limits ${config.limitsEnabled ? "on" : "off"}`,
+      ].join("\n"),
+    );
+  }
+
+  let stopping: Promise<void> | null = null;
+  return {
+    url,
+    port: server.port!,
+    ctx,
+    stop() {
+      stopping ??= (async () => {
+        await server.stop(false);
+        await models.embedder.close();
+        await models.reranker?.close();
+        closeDatabase(db);
+      })();
+      return stopping;
+    },
+  };
+}

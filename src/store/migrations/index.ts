@@ -1,0 +1,6 @@
+// Every migration, in order. Numbers are grouped by concern: 1–9 core, 10–19 ingest, 20–29 search,
+// 30–39 billing, 40–49 models. Never edit a migration that has shipped; add a new one.
+import type { Migration } from "./migration.ts";
+import { core } from "./001_core.ts";
+
+export const MIGRATIONS: Migration[] = [core];

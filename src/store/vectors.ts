@@ -1,0 +1,77 @@
+// The sqlite-vec table of chunk embeddings. Its dimension is fixed by the embedding model, so the table is
+// created at startup for the configured model, and the model that made the stored vectors is recorded:
+// starting with a different model must never mix vectors silently.
+import type { Db } from "./db.ts";
+
+export interface EmbeddingModelInfo {
+  id: string;
+  dimension: number;
+}
+
+export class EmbeddingModelMismatchError extends Error {
+  constructor(stored: EmbeddingModelInfo, configured: EmbeddingModelInfo) {
+    super(
+      `The stored vectors were made with embedding model "${stored.id}" (${stored.dimension}-d), ` +
+        `but "${configured.id}" (${configured.dimension}-d) is configured. ` +
+        `Run "quarry reindex" to re-embed every chunk with "${configured.id}", or configure "${stored.id}" again.`,
+    );
+    this.name = "EmbeddingModelMismatchError";
+  }
+}
+
+function getSetting(db: Db, key: string): string | null {
+  return db.query<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?").get(key)?.value ?? null;
+}
+
+function setSetting(db: Db, key: string, value: string): void {
+  db.query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(
+    key,
+    value,
+  );
+}
+
+export function storedEmbeddingModel(db: Db): EmbeddingModelInfo | null {
+  const id = getSetting(db, "embedding_model");
+  const dimension = getSetting(db, "embedding_dimension");
+  return id && dimension ? { id, dimension: Number(dimension) } : null;
+}
+
+function createVectorTable(db: Db, model: EmbeddingModelInfo): void {
+  db.exec(`CREATE VIRTUAL TABLE vec_chunks USING vec0(
+    kb_id TEXT PARTITION KEY,
+    embedding FLOAT[${model.dimension}] distance_metric=cosine
+  )`);
+  db.exec(`CREATE TRIGGER chunks_vec_delete AFTER DELETE ON chunks BEGIN
+    DELETE FROM vec_chunks WHERE rowid = old.rowid;
+  END`);
+  setSetting(db, "embedding_model", model.id);
+  setSetting(db, "embedding_dimension", String(model.dimension));
+}
+
+function dropVectorTable(db: Db): void {
+  db.exec("DROP TRIGGER IF EXISTS chunks_vec_delete");
+  db.exec("DROP TABLE IF EXISTS vec_chunks");
+}
+
+/**
+ * Makes sure the vector table matches the configured model. An empty store adopts the model; a store
+ * with chunks made by another model is refused with EmbeddingModelMismatchError.
+ */
+export function ensureVectorTable(db: Db, model: EmbeddingModelInfo): void {
+  db.transaction(() => {
+    const stored = storedEmbeddingModel(db);
+    if (stored && stored.id === model.id && stored.dimension === model.dimension) return;
+    const chunkCount = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
+    if (stored && chunkCount > 0) throw new EmbeddingModelMismatchError(stored, model);
+    dropVectorTable(db);
+    createVectorTable(db, model);
+  }).immediate();
+}
+
+/** Recreates an empty vector table for a new model; the caller re-embeds every chunk (quarry reindex). */
+export function resetVectorTable(db: Db, model: EmbeddingModelInfo): void {
+  db.transaction(() => {
+    dropVectorTable(db);
+    createVectorTable(db, model);
+  }).immediate();
+}
