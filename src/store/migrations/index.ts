@@ -2,5 +2,6 @@
 // 30–39 billing, 40–49 models. Never edit a migration that has shipped; add a new one.
 import type { Migration } from "./migration.ts";
 import { core } from "./001_core.ts";
+import { usage } from "./030_usage.ts";
 
-export const MIGRATIONS: Migration[] = [core];
+export const MIGRATIONS: Migration[] = [core, usage];

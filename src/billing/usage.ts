@@ -1,0 +1,114 @@
+// Metered usage per account and billing period. Checks and increments happen in the same write
+// transaction as the work they count, so concurrent requests never lose or double a count.
+import type { Db } from "../store/db.ts";
+import { writeTx } from "../store/db.ts";
+import type { AccountRow } from "../store/accounts.ts";
+import { usageLimitExceeded } from "../errors.ts";
+import { currentPeriod, type Period } from "./period.ts";
+import { accountPlan } from "./limits.ts";
+import { TRIAL_DAYS } from "./plans.ts";
+
+export interface UsageCounts {
+  pages_processed: number;
+  search_queries: number;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export function periodOf(account: AccountRow, now: Date): Period {
+  return currentPeriod(account.period_anchor, now);
+}
+
+export function usageFor(db: Db, account: AccountRow, now: Date): UsageCounts & { period: Period } {
+  const period = periodOf(account, now);
+  const row = db
+    .query<UsageCounts, [string, string]>(
+      "SELECT pages_processed, search_queries FROM usage_counters WHERE account_id = ? AND period_start = ?",
+    )
+    .get(account.id, period.start.toISOString());
+  return { pages_processed: row?.pages_processed ?? 0, search_queries: row?.search_queries ?? 0, period };
+}
+
+function increment(db: Db, account: AccountRow, now: Date, column: keyof UsageCounts, amount: number): void {
+  const periodStart = periodOf(account, now).start.toISOString();
+  db.query(
+    `INSERT INTO usage_counters (account_id, period_start, ${column}) VALUES (?, ?, ?)
+     ON CONFLICT(account_id, period_start) DO UPDATE SET ${column} = ${column} + excluded.${column}`,
+  ).run(account.id, periodStart, amount);
+}
+
+/** Trial accounts past their 7 days may read but not ingest or search (429, resource "trial"). */
+export function assertTrialActive(account: AccountRow, now: Date, limitsEnabled: boolean): void {
+  if (!limitsEnabled || account.plan !== "trial") return;
+  if (now.getTime() <= new Date(account.trial_ends_at).getTime()) return;
+  const used = Math.floor((now.getTime() - new Date(account.created_at).getTime()) / DAY_MS);
+  throw usageLimitExceeded(
+    `Your ${TRIAL_DAYS}-day trial has ended. Upgrade to a paid plan to keep uploading and searching; your data stays readable.`,
+    { resource: "trial", limit: TRIAL_DAYS, used },
+  );
+}
+
+/** Counts one search query, or throws 429 when the monthly allowance is used up. */
+export function chargeSearchQuery(db: Db, account: AccountRow, now: Date, limitsEnabled: boolean): void {
+  writeTx(db, () => {
+    assertTrialActive(account, now, limitsEnabled);
+    const plan = accountPlan(account);
+    const used = usageFor(db, account, now).search_queries;
+    if (limitsEnabled && used + 1 > plan.searchQueriesPerMonth) {
+      throw usageLimitExceeded(
+        `Monthly search query allowance used up (${used} of ${plan.searchQueriesPerMonth} on the ${plan.name} plan). Upgrade your plan or wait for the next billing period.`,
+        { limit: plan.searchQueriesPerMonth, current_usage: used, plan: plan.name, requested: 1 },
+      );
+    }
+    increment(db, account, now, "search_queries", 1);
+  });
+}
+
+function pagesExceeded(plan: { name: string; pagesPerMonth: number }, used: number) {
+  return usageLimitExceeded(
+    `Monthly page allowance used up (${used} of ${plan.pagesPerMonth} pages on the ${plan.name} plan). Upgrade your plan or wait for the next billing period.`,
+    { resource: "pages", limit: plan.pagesPerMonth, used },
+  );
+}
+
+/** At upload: refuse when the page allowance is already used up. */
+export function assertPagesAvailable(db: Db, account: AccountRow, now: Date, limitsEnabled: boolean): void {
+  if (!limitsEnabled) return;
+  const plan = accountPlan(account);
+  const used = usageFor(db, account, now).pages_processed;
+  if (used >= plan.pagesPerMonth) throw pagesExceeded(plan, used);
+}
+
+/**
+ * When a document finishes processing: count its pages, or throw (counting nothing) if they would overrun
+ * the allowance. Call inside the transaction that makes the document ready.
+ */
+export function consumePages(db: Db, account: AccountRow, pages: number, now: Date, limitsEnabled: boolean): void {
+  const plan = accountPlan(account);
+  const used = usageFor(db, account, now).pages_processed;
+  if (limitsEnabled && used + pages > plan.pagesPerMonth) throw pagesExceeded(plan, used);
+  increment(db, account, now, "pages_processed", pages);
+}
+
+/** Before accepting a new file: the plan's document count and storage caps (429 documents / storage). */
+export function assertDocumentCapacity(db: Db, account: AccountRow, addBytes: number, addDocuments: number, limitsEnabled: boolean): void {
+  if (!limitsEnabled) return;
+  const plan = accountPlan(account);
+  const { documents, bytes } = db
+    .query<{ documents: number; bytes: number }, [string]>(
+      "SELECT COUNT(*) AS documents, COALESCE(SUM(file_size_bytes), 0) AS bytes FROM documents WHERE account_id = ?",
+    )
+    .get(account.id)!;
+  if (documents + addDocuments > plan.documents) {
+    throw usageLimitExceeded(
+      `Document limit reached: the ${plan.name} plan allows ${plan.documents} documents. Delete documents or upgrade your plan.`,
+      { resource: "documents", limit: plan.documents, used: documents },
+    );
+  }
+  if (bytes + addBytes > plan.storageBytes) {
+    throw usageLimitExceeded(
+      `Storage limit reached: the ${plan.name} plan allows ${plan.storageBytes} bytes and ${bytes} are used. Delete documents or upgrade your plan.`,
+      { resource: "storage", limit: plan.storageBytes, used: bytes },
+    );
+  }
+}
