@@ -2,6 +2,7 @@
 // The quarry command: `quarry serve` (default), `quarry reindex`, `quarry accounts …`.
 import { loadConfig, ConfigError, CONFIG_HELP } from "./config.ts";
 import { startServer, VERSION } from "./server.ts";
+import { reindex } from "./cli/reindex.ts";
 
 const USAGE = `Quarry ${VERSION} — self-hosted knowledge-base retrieval
 
@@ -35,6 +36,9 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case "serve":
       return serve(rest);
+    case "reindex":
+      await reindex(loadConfig(process.env, rest));
+      return;
     case "help":
     case "--help":
     case "-h":

@@ -1,0 +1,126 @@
+// Signup, login, API keys and JWTs through the real HTTP API.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { signup, startTestServer, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+describe("POST /auth/signup", () => {
+  test("creates a trial account and returns a JWT, an API key and the account", async () => {
+    const res = await server.request("POST", "/auth/signup", {
+      body: { email: "Ada@Example.com", password: "correct horse", name: "Ada" },
+    });
+    expect(res.status).toBe(201);
+    const { token, api_key, account } = res.body.data;
+    expect(token.split(".")).toHaveLength(3);
+    expect(api_key).toMatch(/^qk_[A-Za-z0-9_-]{43}$/);
+    expect(account).toMatchObject({ email: "Ada@Example.com", name: "Ada", plan: "trial" });
+    expect(account.id).toMatch(/^acc_[0-9a-z]{26}$/);
+    const trialDays = (Date.parse(account.trial_ends_at) - Date.parse(account.created_at)) / 86_400_000;
+    expect(trialDays).toBe(7);
+    const me = await server.request("GET", "/v1/account", { token: api_key });
+    expect(me.status).toBe(200);
+    expect(me.body.data.id).toBe(account.id);
+  });
+
+  test("emails are unique case-insensitively (409 CONFLICT)", async () => {
+    await signup(server, "dup@example.com");
+    const res = await server.request("POST", "/auth/signup", { body: { email: "DUP@example.COM", password: "password123" } });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("CONFLICT");
+  });
+
+  test("validates every field and lists each problem", async () => {
+    const res = await server.request("POST", "/auth/signup", { body: { email: "not-an-email", password: "short", name: "x".repeat(257) } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_ERROR");
+    const paths = res.body.error.details.issues.map((i: { path: string[] }) => i.path.join("."));
+    expect(paths.sort()).toEqual(["email", "name", "password"]);
+    const long = await server.request("POST", "/auth/signup", { body: { email: "a@b.co", password: "p".repeat(129) } });
+    expect(long.status).toBe(400);
+    const missing = await server.request("POST", "/auth/signup", { body: {} });
+    expect(missing.body.error.details.issues.map((i: { path: string[] }) => i.path[0]).sort()).toEqual(["email", "password"]);
+  });
+
+  test("stores only hashes of the password and the API key", async () => {
+    const account = await signup(server, "hashes@example.com");
+    const db = new Database(join(server.dataDir, "quarry.db"), { readonly: true });
+    const row = db.query<{ password_hash: string; api_key_hash: string }, [string]>(
+      "SELECT password_hash, api_key_hash FROM accounts WHERE id = ?",
+    ).get(account.id)!;
+    db.close();
+    expect(row.password_hash.startsWith("$argon2id$")).toBe(true);
+    expect(row.api_key_hash).not.toContain(account.apiKey);
+    expect(row.api_key_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("POST /auth/login", () => {
+  test("returns a working JWT for the right password", async () => {
+    const account = await signup(server, "login@example.com");
+    const res = await server.request("POST", "/auth/login", { body: { email: "LOGIN@example.com", password: "correct horse battery" } });
+    expect(res.status).toBe(200);
+    expect(res.body.data.account.id).toBe(account.id);
+    const me = await server.request("GET", "/v1/account", { token: res.body.data.token });
+    expect(me.status).toBe(200);
+  });
+
+  test("gives the same 401 for a wrong password and an unknown email", async () => {
+    await signup(server, "login2@example.com");
+    const wrong = await server.request("POST", "/auth/login", { body: { email: "login2@example.com", password: "nope-nope" } });
+    const unknown = await server.request("POST", "/auth/login", { body: { email: "nobody@example.com", password: "nope-nope" } });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body).toEqual(unknown.body);
+    expect(wrong.body.error.code).toBe("AUTHENTICATION_ERROR");
+  });
+});
+
+describe("authentication on /v1", () => {
+  test("accepts the API key and the JWT", async () => {
+    const account = await signup(server);
+    for (const token of [account.apiKey, account.token]) {
+      const res = await server.request("GET", "/v1/knowledge-bases", { token });
+      expect(res.status).toBe(200);
+    }
+  });
+
+  test("rejects missing, malformed and unknown credentials with 401", async () => {
+    const cases: Record<string, string>[] = [
+      {},
+      { authorization: "Bearer" },
+      { authorization: "Basic dXNlcjpwYXNz" },
+      { authorization: "Bearer qk_not-a-real-key" },
+      { authorization: "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhY2NfeCJ9.bad" },
+    ];
+    for (const headers of cases) {
+      const res = await server.request("GET", "/v1/knowledge-bases", { headers });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: { code: "AUTHENTICATION_ERROR", message: "Invalid or missing API key" } });
+    }
+  });
+});
+
+describe("POST /auth/api-key/regenerate", () => {
+  test("needs the JWT, returns a new key once and revokes the old key at once", async () => {
+    const account = await signup(server);
+    const withKey = await server.request("POST", "/auth/api-key/regenerate", { token: account.apiKey });
+    expect(withKey.status).toBe(401);
+    expect(withKey.body.error.code).toBe("AUTHENTICATION_ERROR");
+    const noAuth = await server.request("POST", "/auth/api-key/regenerate");
+    expect(noAuth.status).toBe(401);
+
+    const res = await server.request("POST", "/auth/api-key/regenerate", { token: account.token });
+    expect(res.status).toBe(200);
+    expect(res.body.data.api_key).toMatch(/^qk_/);
+    expect(res.body.data.api_key).not.toBe(account.apiKey);
+    expect(typeof res.body.data.message).toBe("string");
+    expect((await server.request("GET", "/v1/account", { token: account.apiKey })).status).toBe(401);
+    expect((await server.request("GET", "/v1/account", { token: res.body.data.api_key })).status).toBe(200);
+  });
+});

@@ -1,0 +1,102 @@
+// The error envelope for everything that can go wrong at the HTTP edge, and the request id header.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { signup, startTestServer, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ env: { QUARRY_LIMITS: "off" } });
+});
+afterAll(() => server.stop());
+
+function expectEnvelope(body: any, code: string) {
+  expect(Object.keys(body)).toEqual(["error"]);
+  expect(body.error.code).toBe(code);
+  expect(typeof body.error.message).toBe("string");
+  expect(body.error.message.length).toBeGreaterThan(0);
+}
+
+describe("error envelope", () => {
+  test("unknown routes and wrong methods are NOT_FOUND envelopes", async () => {
+    for (const [method, path] of [["GET", "/nope"], ["GET", "/v2/knowledge-bases"], ["PUT", "/v1/knowledge-bases"], ["DELETE", "/auth/signup"]]) {
+      const res = await server.request(method, path);
+      expect(res.status).toBe(404);
+      expectEnvelope(res.body, "NOT_FOUND");
+    }
+  });
+
+  test("malformed JSON, a wrong content type and an oversized body are VALIDATION_ERROR 400", async () => {
+    const account = await signup(server);
+    const malformed = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: '{"name": ' });
+    expect(malformed.status).toBe(400);
+    expectEnvelope(malformed.body, "VALIDATION_ERROR");
+    expect(Array.isArray(malformed.body.error.details.issues)).toBe(true);
+
+    const wrongType = await server.request("POST", "/v1/knowledge-bases", {
+      token: account.apiKey,
+      body: "name=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(wrongType.status).toBe(400);
+    expectEnvelope(wrongType.body, "VALIDATION_ERROR");
+
+    const huge = await fetch(`${server.url}/v1/knowledge-bases`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "x", description: "y".repeat(52 * 1024 * 1024) }),
+    });
+    expect(huge.status).toBe(400);
+    expectEnvelope(await huge.json(), "VALIDATION_ERROR");
+  });
+
+  test("validation issues carry the path as an array", async () => {
+    const account = await signup(server);
+    const res = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "ok", metadata: "nope" } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.issues).toEqual([{ path: ["metadata"], message: expect.any(String) }]);
+  });
+
+  test("every response carries a unique X-Request-Id", async () => {
+    const account = await signup(server);
+    const ids = new Set<string>();
+    for (const res of [
+      await server.request("GET", "/health"),
+      await server.request("GET", "/v1/knowledge-bases", { token: account.apiKey }),
+      await server.request("GET", "/v1/knowledge-bases"),
+      await server.request("GET", "/missing"),
+    ]) {
+      const id = res.headers.get("x-request-id");
+      expect(id).toMatch(/^req_[0-9a-z]{26}$/);
+      ids.add(id!);
+    }
+    expect(ids.size).toBe(4);
+  });
+});
+
+describe("service endpoints", () => {
+  test("GET /health needs no auth and names the models", async () => {
+    const res = await server.request("GET", "/health");
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("ok");
+    expect(typeof res.body.version).toBe("string");
+    expect(res.body.models.embedding.id).toBe("use-lite");
+  });
+
+  test("the OpenAPI 3.1 document covers every endpoint with schemas and error responses", async () => {
+    const res = await server.request("GET", "/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toStartWith("3.1");
+    const paths = res.body.paths;
+    for (const path of ["/api/auth/signup", "/api/auth/login", "/api/auth/api-key/regenerate", "/api/v1/knowledge-bases", "/api/v1/knowledge-bases/{kb_id}", "/api/health"]) {
+      expect(paths[path]).toBeDefined();
+    }
+    const create = paths["/api/v1/knowledge-bases"].post;
+    expect(create.requestBody.content["application/json"].schema.properties.name.maxLength).toBe(256);
+    expect(create.responses["201"]).toBeDefined();
+    expect(create.responses["400"]).toBeDefined();
+    expect(create.responses["401"]).toBeDefined();
+    const docs = await fetch(`${server.url}/docs`);
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get("content-type")).toContain("text/html");
+    expect(await docs.text()).toContain("/api/openapi.json");
+  });
+});
