@@ -1,0 +1,87 @@
+// Resolves the configured model names to folders and loads them; describes what was loaded for the
+// health endpoint and the startup banner.
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Embedder, LoadedModels, Reranker } from "./types.ts";
+import { OnnxEmbedder } from "./onnx-embedder.ts";
+import { OnnxReranker } from "./onnx-reranker.ts";
+import { loadOrt } from "./onnx-runtime.ts";
+
+export interface LoadModelsOptions {
+  /** QUARRY_MODELS_DIR: searched first for every model name. */
+  modelsDir: string;
+  embedModel: string;
+  /** null or undefined: no reranker. */
+  rerankModel?: string | null;
+  /** Intra-op threads per model session; ONNX Runtime's default when omitted. */
+  threads?: number;
+}
+
+// A type alias (not an interface) so it fits LoadedModels.description's Record<string, unknown>.
+export type ModelsDescription = {
+  embedding: { id: string; dimension: number; maxTokens: number };
+  reranker: { id: string } | null;
+  /** How to enable reranking; null when a reranker is loaded. */
+  rerankingHint: string | null;
+};
+
+/** Models generated at install time (models/use-lite); a compiled binary unpacks its embedded copy (src/runtime). */
+export let BUILT_IN_MODELS_DIR = resolve(import.meta.dir, "../../models");
+
+export function setBuiltInModelsDir(dir: string): void {
+  BUILT_IN_MODELS_DIR = dir;
+}
+
+function installHint(modelsDir: string, name: string): string {
+  return (
+    `To install a model, copy its Hugging Face folder (an ONNX export: onnx/model.onnx or model.onnx, ` +
+    `tokenizer.json, config.json) into ${join(modelsDir, name)} (the models folder is QUARRY_MODELS_DIR).`
+  );
+}
+
+/** The folder for a model name: <modelsDir>/<name>, else the built-in models/<name>. */
+export function resolveModelDir(modelsDir: string, name: string, role: "Embedding" | "Reranking"): string {
+  const candidates = [...new Set([join(modelsDir, name), join(BUILT_IN_MODELS_DIR, name)])];
+  const found = candidates.find((dir) => existsSync(dir));
+  if (found) return found;
+  throw new Error(`${role} model "${name}" not found: no folder ${candidates.join(" or ")}. ${installHint(modelsDir, name)}`);
+}
+
+/** Loads a model from its folder; errors say which file is missing or broken and how to install a model. */
+async function loadFrom<T>(modelsDir: string, name: string, role: "Embedding" | "Reranking", load: (dir: string) => Promise<T>): Promise<T> {
+  const dir = resolveModelDir(modelsDir, name, role);
+  try {
+    return await load(dir);
+  } catch (error) {
+    throw new Error(`${role} model "${name}" cannot be loaded: ${(error as Error).message}. ${installHint(modelsDir, name)}`, {
+      cause: error,
+    });
+  }
+}
+
+export async function loadModels(opts: LoadModelsOptions): Promise<LoadedModels & { description: ModelsDescription }> {
+  const sessionOptions = { threads: opts.threads };
+  // Loaded first so that a runtime problem is not reported as a model folder problem.
+  await loadOrt();
+  const embedder = await loadFrom(opts.modelsDir, opts.embedModel, "Embedding", (dir) => OnnxEmbedder.load(dir, sessionOptions));
+  let reranker: Reranker | null = null;
+  if (opts.rerankModel) {
+    try {
+      reranker = await loadFrom(opts.modelsDir, opts.rerankModel, "Reranking", (dir) => OnnxReranker.load(dir, sessionOptions));
+    } catch (error) {
+      await embedder.close();
+      throw error;
+    }
+  }
+  return { embedder, reranker, description: describeModels(embedder, reranker, opts.modelsDir) };
+}
+
+export function describeModels(embedder: Embedder, reranker: Reranker | null, modelsDir: string): ModelsDescription {
+  return {
+    embedding: { id: embedder.id, dimension: embedder.dimension, maxTokens: embedder.maxTokens },
+    reranker: reranker ? { id: reranker.id } : null,
+    rerankingHint: reranker
+      ? null
+      : `Reranking is unavailable: copy a cross-encoder (e.g. ms-marco-MiniLM-L-6-v2 ONNX export) into ${join(modelsDir, "<name>")} and set QUARRY_RERANK_MODEL=<name>`,
+  };
+}

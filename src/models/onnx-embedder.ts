@@ -1,0 +1,84 @@
+// Sentence embeddings from an ONNX model folder (Hugging Face sentence-transformers export layout, see
+// embedder-config.ts): tokenize with the model's prefix, truncate, batch, run, pool, L2-normalize.
+import type { EmbedResult, EmbedSide, Embedder } from "./types.ts";
+import { readEmbedderConfig, type EmbedderConfig } from "./embedder-config.ts";
+import { EncoderSession, runInLengthSortedBatches, type SessionOptions } from "./encoder-session.ts";
+import { l2Normalize, poolTokens, splitRows } from "./pooling.ts";
+import { ModelTokenizer } from "./tokenize.ts";
+
+export interface EmbedderOptions extends SessionOptions {
+  /** Texts per ONNX run (default 32). */
+  batchSize?: number;
+}
+
+export class OnnxEmbedder implements Embedder {
+  readonly id: string;
+  /**
+   * Content tokens kept per text: the model's sequence length minus its special tokens. Counts here, in
+   * countTokens and in EmbedResult.tokenCounts exclude special tokens ([CLS], [SEP]) and include the prefix.
+   */
+  readonly maxTokens: number;
+
+  private constructor(
+    private readonly config: EmbedderConfig,
+    private readonly tokenizer: ModelTokenizer,
+    private readonly session: EncoderSession,
+    readonly dimension: number,
+    private readonly batchSize: number,
+  ) {
+    this.id = config.id;
+    this.maxTokens = config.maxLength - tokenizer.specialTokenCount(false);
+  }
+
+  static async load(dir: string, options: EmbedderOptions = {}): Promise<OnnxEmbedder> {
+    const config = readEmbedderConfig(dir);
+    const tokenizer = ModelTokenizer.fromFolder(dir);
+    const outputs = config.pooling ? ["last_hidden_state", "token_embeddings"] : ["sentence_embedding"];
+    const session = await EncoderSession.open(config.onnxPath, tokenizer.padId, outputs, options);
+    try {
+      const dimension = await probeDimension(dir, config, tokenizer, session);
+      return new OnnxEmbedder(config, tokenizer, session, dimension, options.batchSize ?? 32);
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
+  }
+
+  async embed(texts: string[], side: EmbedSide): Promise<EmbedResult> {
+    const prefix = side === "query" ? this.config.queryPrefix : this.config.passagePrefix;
+    const kept = texts.map((text) => this.tokenizer.tokenIds(prefix + text).slice(0, this.maxTokens));
+    const rows = kept.map((ids) => this.tokenizer.single(ids));
+    const vectors = await runInLengthSortedBatches(rows, this.batchSize, async (batch) => {
+      const { data, dims } = await this.session.run(batch);
+      const pooled = this.config.pooling
+        ? poolTokens(data, dims, batch.map((row) => row.ids.length), this.config.pooling)
+        : splitRows(data, dims);
+      return pooled.map(l2Normalize);
+    });
+    return { vectors, tokenCounts: kept.map((ids) => ids.length) };
+  }
+
+  /** Tokens of the text as a passage (prefix included, special tokens excluded), before truncation. */
+  countTokens(text: string): number {
+    return this.tokenizer.tokenIds(this.config.passagePrefix + text).length;
+  }
+
+  close(): Promise<void> {
+    return this.session.close();
+  }
+}
+
+/** Embeds a probe text to learn the dimension and catch a model whose output is not what its files say. */
+async function probeDimension(dir: string, config: EmbedderConfig, tokenizer: ModelTokenizer, session: EncoderSession): Promise<number> {
+  const { dims } = await session.run([tokenizer.single(tokenizer.tokenIds("probe"))]);
+  const expectedRank = config.pooling ? 3 : 2;
+  if (dims.length !== expectedRank) {
+    const expected = config.pooling ? "[batch, sequence, dim] token vectors" : "[batch, dim] sentence vectors";
+    throw new Error(`Model folder ${dir}: output "${session.outputName}" has shape [${dims.join(", ")}], expected ${expected}`);
+  }
+  const dimension = dims[dims.length - 1];
+  if (config.declaredDimension !== undefined && config.declaredDimension !== dimension) {
+    throw new Error(`Model folder ${dir} declares dimension ${config.declaredDimension} but the model outputs ${dimension}`);
+  }
+  return dimension;
+}
