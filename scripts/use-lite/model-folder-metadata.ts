@@ -1,0 +1,49 @@
+// The small JSON files that sit next to model.onnx and tokenizer.json in models/use-lite/.
+import type { UseLiteArchitecture } from "./build-onnx-model.ts";
+import { sourcePackage } from "./source-package.ts";
+
+/** Read by the generic ONNX embedder (src/models/onnx-embedder.ts). */
+export function quarryJson(d: UseLiteArchitecture) {
+  return {
+    id: "use-lite",
+    dimension: d.hiddenSize,
+    // The TF graph only ever reads the first 128 tokens; the ONNX graph clips the same way.
+    maxTokens: d.maxTokens,
+    pooling: "none — output is the sentence embedding",
+    output: "sentence_embedding",
+    queryPrefix: "",
+    passagePrefix: "",
+  };
+}
+
+/** Hugging Face-style description of the architecture, for people and tools. */
+export function configJson(d: UseLiteArchitecture) {
+  return {
+    model_type: "universal-sentence-encoder-lite",
+    source: `${sourcePackage.name}@${sourcePackage.version} (TF.js graph model)`,
+    license: "Apache-2.0",
+    vocab_size: d.vocabSize,
+    embedding_size: d.embeddingSize,
+    hidden_size: d.hiddenSize,
+    num_hidden_layers: d.layers,
+    num_attention_heads: d.heads,
+    intermediate_size: d.ffnSize,
+    hidden_act: "relu",
+    layer_norm_eps: d.layerNormEpsilon,
+    position_encoding: "sinusoidal timing signal; the first layer sees 2 × embedding + timing, as in the TF graph",
+    max_position_embeddings: d.maxTokens,
+    pooling: "masked mean over tokens, then dense + tanh",
+    output_l2_normalized: true,
+    onnx_inputs: ["input_ids", "attention_mask"],
+    onnx_output: "sentence_embedding",
+  };
+}
+
+export function tokenizerConfigJson(d: UseLiteArchitecture) {
+  return {
+    tokenizer_class: "PreTrainedTokenizerFast",
+    model_max_length: d.maxTokens,
+    unk_token: "\uFFFD",
+    clean_up_tokenization_spaces: false,
+  };
+}
