@@ -10,6 +10,7 @@ import { AccountService } from "./accounts/service.ts";
 import { JwtIssuer } from "./accounts/jwt.ts";
 import { resolveJwtSecret } from "./accounts/jwt-secret.ts";
 import { loadModels } from "./models/load.ts";
+import { Ingestion } from "./ingest/ingestion.ts";
 import type { AppContext } from "./http/context.ts";
 import { createApp } from "./http/app.ts";
 import { MAX_BODY_BYTES } from "./http/body.ts";
@@ -49,16 +50,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     throw error;
   }
 
+  const ingest = new Ingestion({ db, databasePath, config, clock });
   const ctx: AppContext = {
     config,
     db,
     clock,
     models,
+    ingest,
     version: VERSION,
     files: new FileStore(config.dataDir),
     accounts: new AccountService(db, new JwtIssuer(resolveJwtSecret(config.jwtSecret, config.dataDir)), clock),
   };
 
+  ingest.start();
   const app = createApp(ctx).listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024 });
   const server = app.server!;
   const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
@@ -84,6 +88,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     stop() {
       stopping ??= (async () => {
         await server.stop(false);
+        await ingest.stop();
         await models.embedder.close();
         await models.reranker?.close();
         closeDatabase(db);

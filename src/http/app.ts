@@ -10,9 +10,10 @@ import { healthRoutes } from "./routes/health.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { knowledgeBaseRoutes } from "./routes/knowledge-bases.ts";
+import { documentRoutes } from "./routes/documents.ts";
 
 export function createApp(ctx: AppContext) {
-  const v1 = new Elysia({ prefix: "/v1" }).use(accountRoutes(ctx)).use(knowledgeBaseRoutes(ctx));
+  const v1 = new Elysia({ prefix: "/v1" }).use(accountRoutes(ctx)).use(knowledgeBaseRoutes(ctx)).use(documentRoutes(ctx));
 
   return new Elysia({ prefix: "/api" })
     .onRequest(({ request, set }) => {

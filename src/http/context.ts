@@ -5,6 +5,7 @@ import type { Clock } from "../clock.ts";
 import type { AccountService } from "../accounts/service.ts";
 import type { FileStore } from "../store/files.ts";
 import type { LoadedModels } from "../models/types.ts";
+import type { Ingestion } from "../ingest/ingestion.ts";
 
 export interface AppContext {
   config: Config;
@@ -13,5 +14,7 @@ export interface AppContext {
   accounts: AccountService;
   files: FileStore;
   models: LoadedModels;
+  /** The ingestion queue and its workers; routes wake it after queuing a document. */
+  ingest: Ingestion;
   version: string;
 }

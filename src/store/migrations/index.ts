@@ -2,6 +2,7 @@
 // 30–39 billing, 40–49 models. Never edit a migration that has shipped; add a new one.
 import type { Migration } from "./migration.ts";
 import { core } from "./001_core.ts";
+import { ingestJobs } from "./010_ingest_jobs.ts";
 import { usage } from "./030_usage.ts";
 
-export const MIGRATIONS: Migration[] = [core, usage];
+export const MIGRATIONS: Migration[] = [core, ingestJobs, usage];

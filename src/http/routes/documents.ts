@@ -1,0 +1,230 @@
+// /v1/knowledge-bases/{kb_id}/documents (service spec §4.3).
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { AppContext } from "../context.ts";
+import { authenticated } from "../auth.ts";
+import { requestState } from "../request-state.ts";
+import { Metadata, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
+import { DOCUMENT_STATUSES, type Document } from "../../store/documents.ts";
+import { DocumentService, type UploadInput } from "../../ingest/document-service.ts";
+import { MAX_FILE_BYTES, MAX_NAME_LENGTH, parseMetadataField } from "../../ingest/upload-rules.ts";
+import { SUPPORTED_TYPES } from "../../ingest/parsers/index.ts";
+
+export const DocumentSchema = z.object({
+  id: z.string(),
+  kb_id: z.string(),
+  account_id: z.string(),
+  name: z.string(),
+  file_type: z.string().describe("Lowercased file extension"),
+  file_size_bytes: z.number().int().nullable(),
+  page_count: z.number().int().nullable().describe("Set after parsing for pdf, docx, pptx, xlsx and images; null for text types"),
+  chunk_count: z.number().int(),
+  status: z.enum(DOCUMENT_STATUSES),
+  error_detail: z.string().nullable(),
+  metadata: Metadata,
+  storage_path: z.string().nullable().describe("Relative to the data directory"),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const ChunkSchema = z.object({
+  id: z.string(),
+  document_id: z.string(),
+  kb_id: z.string(),
+  text: z.string(),
+  chunk_index: z.number().int(),
+  start_page: z.number().int().nullable().describe("null for text-only documents"),
+  end_page: z.number().int().describe("1 for text-only documents"),
+  section_heading: z.string(),
+  token_count: z.number().int(),
+  metadata: Metadata,
+  created_at: z.string(),
+});
+
+const FILE_RULES = `Allowed extensions (case-insensitive): ${SUPPORTED_TYPES.join(", ")}; at most ${MAX_FILE_BYTES} bytes (50 MB).`;
+
+const UploadBody = z.object({
+  file: z.file({ error: 'is required: send the document as the multipart form field "file"' }).describe(FILE_RULES),
+  // Elysia already turns form fields that hold JSON into values, so this is checked in the handler.
+  metadata: z.unknown().optional().meta({ type: "string", description: 'A JSON object as a string, e.g. {"team":"support"}' }),
+});
+
+const TextBody = z.object({
+  text: z.string().min(1).max(10_000_000),
+  name: z.string().min(1).max(MAX_NAME_LENGTH).optional().describe("Default text-<ISO timestamp>.txt"),
+  metadata: Metadata.optional(),
+});
+
+const PatchBody = z.object({ metadata: Metadata.describe("Replaces the existing metadata") });
+
+const ListQuery = PaginationQuery.extend({ status: z.enum(DOCUMENT_STATUSES).optional() });
+
+const KbParams = z.object({ kb_id: prefixedId("kb") });
+const DocParams = KbParams.extend({ doc_id: prefixedId("doc") });
+
+const tags = ["Documents"];
+
+/** Route options shared by upload and replacement. */
+const MULTIPART_UPLOAD = { type: "multipart/form-data", body: UploadBody, response: { 202: dataOf(DocumentSchema) } } as const;
+
+/** The upload as the service takes it; the request log gets what was sent, never the contents. */
+function uploadInput(request: Request, body: z.infer<typeof UploadBody>): UploadInput {
+  requestState(request).requestSummary = {
+    file_name: body.file.name,
+    file_size_bytes: body.file.size,
+    file_type: /\.([^.]+)$/.exec(body.file.name)?.[1]?.toLowerCase() ?? null,
+  };
+  return { file: body.file, metadata: parseMetadataField(body.metadata) };
+}
+
+function accepted(request: Request, set: { status?: number | string }, document: Document) {
+  set.status = 202;
+  requestState(request).responseSummary = { document_id: document.id, status: document.status };
+  return { data: document };
+}
+
+export function documentRoutes(ctx: AppContext) {
+  const documents = new DocumentService({
+    db: ctx.db,
+    files: ctx.files,
+    clock: ctx.clock,
+    limitsEnabled: ctx.config.limitsEnabled,
+    queued: () => ctx.ingest.wake(),
+  });
+
+  return new Elysia({ prefix: "/knowledge-bases/:kb_id/documents" })
+    .use(authenticated(ctx))
+    .onBeforeHandle(({ request, params }) => {
+      requestState(request).kbId = (params as { kb_id: string }).kb_id;
+    })
+    .post(
+      "",
+      async ({ request, params, body, principal, set }) =>
+        accepted(request, set, await documents.upload(principal.account, params.kb_id, uploadInput(request, body))),
+      {
+        params: KbParams,
+        ...MULTIPART_UPLOAD,
+        detail: {
+          summary: "Upload a document",
+          description:
+            `Stores the file and queues it for processing; poll the document until status is ready or failed. ${FILE_RULES} ` +
+            "file_type is the lowercased extension. Limits (429 USAGE_LIMIT_EXCEEDED): the trial period, the monthly page " +
+            "allowance (resource pages), the plan's document count (documents) and storage (storage).",
+          tags,
+          responses: errorResponses(...V1_ERRORS, 404),
+        },
+      },
+    )
+    .post(
+      "/text",
+      async ({ request, params, body, principal, set }) => {
+        requestState(request).requestSummary = {
+          name: body.name ?? null,
+          file_type: "txt",
+          text_length: body.text.length,
+          metadata_keys: Object.keys(body.metadata ?? {}),
+        };
+        return accepted(request, set, await documents.addText(principal.account, params.kb_id, body));
+      },
+      {
+        params: KbParams,
+        body: TextBody,
+        response: { 202: dataOf(DocumentSchema) },
+        detail: {
+          summary: "Add raw text as a document",
+          description:
+            "The text is stored as a UTF-8 .txt file (file_type txt) and goes through the same pipeline as uploads. " +
+            "Without a name the document is called text-<ISO timestamp>.txt. Same limits as uploads.",
+          tags,
+          responses: errorResponses(...V1_ERRORS, 404),
+        },
+      },
+    )
+    .get("", ({ params, query, principal }) => documents.list(principal.account, params.kb_id, query), {
+      params: KbParams,
+      query: ListQuery,
+      response: { 200: pageOf(DocumentSchema) },
+      detail: {
+        summary: "List documents, newest first",
+        description: "Optionally only those with the given status. Page size 1–100, default 20.",
+        tags,
+        responses: errorResponses(...V1_ERRORS, 404),
+      },
+    })
+    .get("/:doc_id", ({ params, principal }) => ({ data: documents.get(principal.account, params.kb_id, params.doc_id) }), {
+      params: DocParams,
+      response: { 200: dataOf(DocumentSchema) },
+      detail: { summary: "Get a document", tags, responses: errorResponses(...V1_ERRORS, 404) },
+    })
+    .put(
+      "/:doc_id",
+      async ({ request, params, body, principal, set }) =>
+        accepted(request, set, await documents.replace(principal.account, params.kb_id, params.doc_id, uploadInput(request, body))),
+      {
+        params: DocParams,
+        ...MULTIPART_UPLOAD,
+        detail: {
+          summary: "Replace a document's file",
+          description:
+            "Allowed when the document is ready or failed (otherwise 409 CONFLICT \"Document is still processing\"). " +
+            "The document keeps its id and, unless metadata is sent, its metadata; name and file_type follow the new file. " +
+            "It goes back to pending; its current chunks stay searchable until the new ones replace them all at once. " +
+            "If the new file fails, the document is failed and has no chunks. " +
+            `${FILE_RULES} Same limits as uploads; pages are counted again when processing succeeds.`,
+          tags,
+          responses: errorResponses(...V1_ERRORS, 404, 409),
+        },
+      },
+    )
+    .patch(
+      "/:doc_id",
+      ({ params, body, principal }) => ({
+        data: documents.updateMetadata(principal.account, params.kb_id, params.doc_id, body.metadata),
+      }),
+      {
+        params: DocParams,
+        body: PatchBody,
+        response: { 200: dataOf(DocumentSchema) },
+        detail: {
+          summary: "Replace a document's metadata",
+          description: "Allowed in any status; the document is not processed again and its status does not change.",
+          tags,
+          responses: errorResponses(...V1_ERRORS, 404),
+        },
+      },
+    )
+    .delete(
+      "/:doc_id",
+      ({ params, principal }) => {
+        documents.remove(principal.account, params.kb_id, params.doc_id);
+        return { data: { deleted: true } };
+      },
+      {
+        params: DocParams,
+        response: { 200: dataOf(z.object({ deleted: z.boolean() })) },
+        detail: {
+          summary: "Delete a document",
+          description: "Irreversible: removes the document, its chunks, vectors, keyword index rows and stored file, even while it is processing.",
+          tags,
+          responses: errorResponses(...V1_ERRORS, 404),
+        },
+      },
+    )
+    .get(
+      "/:doc_id/chunks",
+      ({ params, query, principal }) => documents.chunks(principal.account, params.kb_id, params.doc_id, query.limit, query.cursor),
+      {
+        params: DocParams,
+        query: PaginationQuery,
+        response: { 200: pageOf(ChunkSchema) },
+        detail: {
+          summary: "List a document's chunks",
+          description:
+            "Ordered by chunk_index ascending; the cursor is based on chunk_index. Page size 1–100, default 20. " +
+            "start_page is null and end_page 1 for text-only documents (txt, md, html, htm, csv, tsv, json).",
+          tags,
+          responses: errorResponses(...V1_ERRORS, 404),
+        },
+      },
+    );
+}

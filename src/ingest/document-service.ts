@@ -1,0 +1,186 @@
+// Documents as the API sees them: accepting uploads, text and replacements into the queue (with the
+// plan's limits), metadata changes, deletion, and reading documents and chunks. Every call first checks
+// that the knowledge base belongs to the caller (NOT_FOUND otherwise).
+import { rmSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Db } from "../store/db.ts";
+import { writeTx } from "../store/db.ts";
+import type { Clock } from "../clock.ts";
+import type { AccountRow } from "../store/accounts.ts";
+import type { FileStore } from "../store/files.ts";
+import { newId } from "../store/ids.ts";
+import type { Page } from "../store/pagination.ts";
+import { getKnowledgeBase } from "../store/knowledge-bases.ts";
+import {
+  deleteDocumentRow,
+  getDocument,
+  insertDocument,
+  isProcessing,
+  listDocuments,
+  setDocumentMetadata,
+  setReplacementFile,
+  type Document,
+  type DocumentListOptions,
+} from "../store/documents.ts";
+import { listChunks, type Chunk } from "../store/chunks.ts";
+import { assertDocumentCapacity, assertPagesAvailable, assertTrialActive } from "../billing/usage.ts";
+import { QuarryError } from "../errors.ts";
+import { enqueue } from "./queue.ts";
+import { checkUploadFile, documentName } from "./upload-rules.ts";
+
+export interface DocumentServiceDeps {
+  db: Db;
+  files: FileStore;
+  clock: Clock;
+  limitsEnabled: boolean;
+  /** Called after a document was queued (wakes the workers). */
+  queued(): void;
+}
+
+export interface UploadInput {
+  file: File;
+  metadata?: Record<string, unknown>;
+}
+
+export interface TextInput {
+  text: string;
+  name?: string;
+  metadata?: Record<string, unknown>;
+}
+
+interface NewFile {
+  name: string;
+  fileType: string;
+  data: Blob | Uint8Array;
+  size: number;
+}
+
+export class DocumentService {
+  constructor(private readonly deps: DocumentServiceDeps) {}
+
+  list(account: AccountRow, kbId: string, options: DocumentListOptions): Page<Document> {
+    getKnowledgeBase(this.deps.db, account.id, kbId);
+    return listDocuments(this.deps.db, kbId, options);
+  }
+
+  get(account: AccountRow, kbId: string, id: string): Document {
+    getKnowledgeBase(this.deps.db, account.id, kbId);
+    return getDocument(this.deps.db, kbId, id);
+  }
+
+  chunks(account: AccountRow, kbId: string, id: string, limit: number, cursor?: string): Page<Chunk> {
+    this.get(account, kbId, id);
+    return listChunks(this.deps.db, id, limit, cursor);
+  }
+
+  upload(account: AccountRow, kbId: string, input: UploadInput): Promise<Document> {
+    const checked = checkUploadFile(input.file);
+    return this.add(account, kbId, { ...checked, data: input.file }, input.metadata ?? {});
+  }
+
+  /** Raw text becomes a .txt document; the default name is text-<ISO timestamp>.txt. */
+  addText(account: AccountRow, kbId: string, input: TextInput): Promise<Document> {
+    const name = input.name === undefined ? `text-${this.deps.clock.now().toISOString()}.txt` : documentName(input.name, "name");
+    const data = new TextEncoder().encode(input.text);
+    return this.add(account, kbId, { name, fileType: "txt", data, size: data.byteLength }, input.metadata ?? {});
+  }
+
+  /** A new file for a ready or failed document: same id, metadata unless given, re-processed from pending. */
+  async replace(account: AccountRow, kbId: string, id: string, input: UploadInput): Promise<Document> {
+    const { db, clock } = this.deps;
+    const file = { ...checkUploadFile(input.file), data: input.file };
+    const current = this.get(account, kbId, id);
+    assertNotProcessing(current);
+    this.assertCanStore(account, file.size - (current.file_size_bytes ?? 0), 0);
+    const storagePath = await this.store(kbId, id, file);
+    let previousPath: string | null;
+    try {
+      previousPath = writeTx(db, () => {
+        const document = this.get(account, kbId, id);
+        assertNotProcessing(document);
+        this.assertCanStore(account, file.size - (document.file_size_bytes ?? 0), 0);
+        setReplacementFile(db, id, { ...file, fileSizeBytes: file.size, storagePath, metadata: input.metadata, now: clock.now() });
+        enqueue(db, id, clock.now());
+        return document.storage_path;
+      });
+    } catch (error) {
+      this.removeStored(storagePath);
+      throw error;
+    }
+    if (previousPath) this.removeStored(previousPath);
+    this.deps.queued();
+    return getDocument(db, kbId, id);
+  }
+
+  /** Replaces the metadata; the document is not processed again. */
+  updateMetadata(account: AccountRow, kbId: string, id: string, metadata: Record<string, unknown>): Document {
+    const { db, clock } = this.deps;
+    return writeTx(db, () => {
+      this.get(account, kbId, id);
+      setDocumentMetadata(db, id, metadata, clock.now());
+      return getDocument(db, kbId, id);
+    });
+  }
+
+  /** Removes the document, its chunks, vectors and keyword rows, and its stored file. */
+  remove(account: AccountRow, kbId: string, id: string): void {
+    writeTx(this.deps.db, () => {
+      this.get(account, kbId, id);
+      deleteDocumentRow(this.deps.db, id);
+    });
+    this.deps.files.removeDocument(kbId, id);
+  }
+
+  private async add(account: AccountRow, kbId: string, file: NewFile, metadata: Record<string, unknown>): Promise<Document> {
+    const { db, clock } = this.deps;
+    getKnowledgeBase(db, account.id, kbId);
+    this.assertCanStore(account, file.size, 1);
+    const id = newId("doc", clock.now().getTime());
+    const storagePath = await this.store(kbId, id, file);
+    try {
+      writeTx(db, () => {
+        getKnowledgeBase(db, account.id, kbId);
+        this.assertCanStore(account, file.size, 1);
+        const now = clock.now();
+        insertDocument(db, { id, kbId, accountId: account.id, name: file.name, fileType: file.fileType, fileSizeBytes: file.size, metadata, storagePath, now });
+        enqueue(db, id, now);
+      });
+    } catch (error) {
+      this.deps.files.removeDocument(kbId, id);
+      throw error;
+    }
+    this.deps.queued();
+    return getDocument(db, kbId, id);
+  }
+
+  /** Trial still running, page allowance not used up, and room for the documents and bytes (spec 8.1). */
+  private assertCanStore(account: AccountRow, addBytes: number, addDocuments: number): void {
+    const { db, clock, limitsEnabled } = this.deps;
+    const now = clock.now();
+    assertTrialActive(account, now, limitsEnabled);
+    assertPagesAvailable(db, account, now, limitsEnabled);
+    assertDocumentCapacity(db, account, addBytes, addDocuments, limitsEnabled);
+  }
+
+  /**
+   * Each upload gets its own folder, files/<kb>/<doc>/<upload>/<name>, so a replacement never overwrites
+   * the file it replaces before the replacement is accepted. The stored name ends in the file type
+   * (raw text named "notes" is stored as notes.txt).
+   */
+  private store(kbId: string, id: string, file: NewFile): Promise<string> {
+    const upload = crypto.randomUUID().slice(0, 8);
+    const extension = `.${file.fileType}`;
+    const storedName = file.name.toLowerCase().endsWith(extension) ? file.name : file.name + extension;
+    return this.deps.files.save(kbId, `${id}/${upload}`, storedName, file.data);
+  }
+
+  private removeStored(storagePath: string): void {
+    rmSync(dirname(this.deps.files.absolute(storagePath)), { recursive: true, force: true });
+  }
+}
+
+function assertNotProcessing(document: Document): void {
+  if (isProcessing(document.status)) {
+    throw new QuarryError("CONFLICT", "Document is still processing", { status: document.status });
+  }
+}

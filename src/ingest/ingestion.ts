@@ -1,0 +1,127 @@
+// Runs the ingestion queue: on start, every document left unfinished by a stop or crash is queued again
+// from the beginning; then a pool of workers takes jobs first in, first out. Lives on the HTTP thread,
+// where it only does small database writes; all heavy work happens in the workers.
+import { availableParallelism } from "node:os";
+import type { Config } from "../config.ts";
+import type { Clock } from "../clock.ts";
+import type { Db } from "../store/db.ts";
+import { writeTx } from "../store/db.ts";
+import { resetToPending, unfinishedDocumentIds } from "../store/documents.ts";
+import { MAX_ATTEMPTS, attemptsOf, claimNext, hasQueuedJob, requeue, requeueAll } from "./queue.ts";
+import { failDocument } from "./indexer.ts";
+import { WorkerPool, type JobSource } from "./pool.ts";
+import type { PipelineReport } from "./pipeline.ts";
+import type { JobPayload, WorkerSettings } from "./worker.ts";
+
+/** Longest a single document may take (a 500-page scan needs ~25 minutes of OCR on one core). */
+const JOB_TIMEOUT_MS = 60 * 60 * 1000;
+
+export interface IngestionOptions {
+  db: Db;
+  databasePath: string;
+  config: Config;
+  clock: Clock;
+}
+
+export class Ingestion implements JobSource<PipelineReport> {
+  private pool: WorkerPool<PipelineReport> | null = null;
+  private readonly listeners = new Set<(report: PipelineReport) => void>();
+
+  constructor(private readonly options: IngestionOptions) {}
+
+  start(): void {
+    this.recoverUnfinished();
+    const { config, databasePath } = this.options;
+    const settings: WorkerSettings = {
+      config,
+      databasePath,
+      threads: Math.max(1, Math.floor(availableParallelism() / config.workers)),
+    };
+    this.pool = new WorkerPool<PipelineReport>({
+      size: config.workers,
+      workerUrl: new URL("./worker.ts", import.meta.url).href,
+      settings,
+      source: this,
+      jobTimeoutMs: JOB_TIMEOUT_MS,
+    });
+    this.pool.start();
+  }
+
+  /** Call after queuing a document so an idle worker picks it up at once. */
+  wake(): void {
+    this.pool?.wake();
+  }
+
+  async stop(): Promise<void> {
+    await this.pool?.stop();
+    this.pool = null;
+  }
+
+  /** Reports each processed document (outcome, pages, chunks, time per step); returns an unsubscribe. */
+  onProcessed(listener: (report: PipelineReport) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  claim(): { id: string; payload: JobPayload } | null {
+    const { db, clock } = this.options;
+    if (!hasQueuedJob(db)) return null;
+    const job = writeTx(db, () => claimNext(db, clock.now()));
+    if (!job) return null;
+    return { id: job.documentId, payload: { clockOffsetMs: clock.now().getTime() - Date.now() } };
+  }
+
+  finished(_id: string, report: PipelineReport): void {
+    for (const listener of this.listeners) listener(report);
+  }
+
+  crashed(id: string, reason: string, retry: boolean): void {
+    const { db, clock } = this.options;
+    writeTx(db, () => {
+      const attempts = attemptsOf(db, id);
+      if (attempts === null) return; // deleted meanwhile
+      if (retry && attempts < MAX_ATTEMPTS) {
+        requeue(db, id, false);
+        resetToPending(db, id, clock.now());
+        return;
+      }
+      const detail = retry
+        ? `${reason}; processing was attempted ${attempts} times. The file may be malformed or too complex to process.`
+        : reason;
+      failDocument(db, id, detail, clock.now());
+    });
+  }
+
+  abandoned(id: string): void {
+    const { db, clock } = this.options;
+    writeTx(db, () => {
+      if (attemptsOf(db, id) === null) return;
+      requeue(db, id, true);
+      resetToPending(db, id, clock.now());
+    });
+  }
+
+  /**
+   * Nothing runs before start, so every unfinished document goes back to pending with a queued job. One
+   * whose processing was cut short MAX_ATTEMPTS times (say the file crashes the whole server) fails.
+   */
+  private recoverUnfinished(): void {
+    const { db, clock } = this.options;
+    writeTx(db, () => {
+      const ids = unfinishedDocumentIds(db);
+      requeueAll(db, ids, clock.now());
+      for (const id of ids) {
+        if ((attemptsOf(db, id) ?? 0) >= MAX_ATTEMPTS) {
+          failDocument(
+            db,
+            id,
+            `Processing was interrupted ${MAX_ATTEMPTS} times (the server stopped while processing this document). The file may be malformed or too complex to process.`,
+            clock.now(),
+          );
+        } else {
+          resetToPending(db, id, clock.now());
+        }
+      }
+    });
+  }
+}

@@ -1,0 +1,114 @@
+// One document through the pipeline, inside an ingestion worker: parse → chunk → embed → index, moving
+// the status along (pending → parsing → chunking → embedding → ready) or to failed with a message the
+// user can act on. Every step is a guarded transition, so a document deleted meanwhile is simply dropped.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Db } from "../store/db.ts";
+import type { Clock } from "../clock.ts";
+import type { Embedder } from "../models/types.ts";
+import { QuarryError } from "../errors.ts";
+import { findDocumentRow, transitionStatus, type DocumentStatus } from "../store/documents.ts";
+import type { NewChunk } from "../store/chunks.ts";
+import { MAX_PAGES, ParseError, parseDocument } from "./parsers/index.ts";
+import { chunkDocument } from "./chunker.ts";
+import { completeDocument, failDocument } from "./indexer.ts";
+
+/** Chunk size cap in tokens; lower when the embedding model reads fewer tokens. */
+const MAX_CHUNK_TOKENS = 512;
+/** Texts per embedding call: large enough to batch well, small enough to notice a stop request soon. */
+const EMBED_BATCH = 32;
+
+export interface PipelineDeps {
+  db: Db;
+  dataDir: string;
+  embedder: Embedder;
+  clock: Clock;
+  limitsEnabled: boolean;
+  /** True once the worker is asked to stop; checked between steps and embedding batches. */
+  stopRequested(): boolean;
+}
+
+/** Milliseconds per step, and the amounts processed; reported to whoever watches the queue (benchmarks). */
+export interface PipelineReport {
+  documentId: string;
+  outcome: "ready" | "failed" | "dropped";
+  errorDetail?: string;
+  pages: number | null;
+  chunks: number;
+  ms: { parse: number; chunk: number; embed: number; index: number };
+}
+
+/** Thrown at a checkpoint when the worker is stopping; the job goes back in line untouched. */
+export class Interrupted extends Error {
+  override name = "Interrupted";
+}
+
+class Dropped extends Error {}
+
+export async function processDocument(deps: PipelineDeps, documentId: string): Promise<PipelineReport> {
+  const report: PipelineReport = { documentId, outcome: "dropped", pages: null, chunks: 0, ms: { parse: 0, chunk: 0, embed: 0, index: 0 } };
+  const checkpoint = () => {
+    if (deps.stopRequested()) throw new Interrupted("The ingestion worker is stopping");
+  };
+  const advance = (from: DocumentStatus, to: DocumentStatus, pageCount?: number | null) => {
+    checkpoint();
+    if (!transitionStatus(deps.db, documentId, from, to, deps.clock.now(), { pageCount })) throw new Dropped();
+  };
+  const timed = async <T>(step: keyof PipelineReport["ms"], work: () => T | Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      report.ms[step] += performance.now() - started;
+    }
+  };
+
+  try {
+    const document = findDocumentRow(deps.db, documentId);
+    if (!document?.storage_path) return report;
+    advance("pending", "parsing");
+    const parsed = await timed("parse", () =>
+      parseDocument(document.file_type, readFileSync(join(deps.dataDir, document.storage_path!)), document.name),
+    );
+    if (parsed.pageCount !== null && parsed.pageCount > MAX_PAGES) {
+      throw new ParseError(`Document has ${parsed.pageCount} pages; the limit is ${MAX_PAGES}`);
+    }
+    report.pages = parsed.pageCount;
+    advance("parsing", "chunking", parsed.pageCount);
+    const { embedder } = deps;
+    const drafts = await timed("chunk", () =>
+      chunkDocument(parsed, (text) => embedder.countTokens(text), { maxTokens: Math.min(MAX_CHUNK_TOKENS, embedder.maxTokens) }),
+    );
+    if (drafts.length === 0) throw new ParseError("No text could be extracted from this file");
+    advance("chunking", "embedding");
+    const chunks: NewChunk[] = [];
+    for (let start = 0; start < drafts.length; start += EMBED_BATCH) {
+      checkpoint();
+      const batch = drafts.slice(start, start + EMBED_BATCH);
+      const { vectors } = await timed("embed", () => embedder.embed(batch.map((d) => d.text), "passage"));
+      // Text formats have no pages; their chunks end on page 1 (the API's end_page is always an integer).
+      batch.forEach((draft, i) => chunks.push({ ...draft, endPage: draft.endPage ?? 1, embedding: vectors[i] }));
+    }
+    checkpoint();
+    const indexed = await timed("index", () =>
+      completeDocument(deps.db, documentId, parsed.pageCount, chunks, deps.clock.now(), deps.limitsEnabled),
+    );
+    if (!indexed) return report;
+    return { ...report, outcome: "ready", chunks: chunks.length };
+  } catch (error) {
+    if (error instanceof Dropped) return report;
+    if (error instanceof Interrupted) throw error;
+    const detail = failureMessage(error);
+    const cause = error instanceof ParseError ? error.cause : error instanceof QuarryError ? undefined : error;
+    if (cause) console.error(`Ingestion of ${documentId} failed:`, cause);
+    const failed = failDocument(deps.db, documentId, detail, deps.clock.now());
+    return { ...report, outcome: failed ? "failed" : "dropped", errorDetail: detail };
+  }
+}
+
+/** What the user reads in error_detail: parser and limit messages as they are, anything else prefixed. */
+function failureMessage(error: unknown): string {
+  if (error instanceof ParseError || error instanceof QuarryError) return error.message;
+  const message = error instanceof Error ? error.message : String(error);
+  return `Processing failed: ${message}`;
+}

@@ -1,0 +1,167 @@
+// A fixed-size pool of Bun workers fed from a job source. A worker that crashes, exits or overruns the
+// time limit is replaced and its job handed back to the source, so one bad file never stops the pool.
+//
+// Protocol (see worker-protocol.ts): the pool sends "init" with the settings, the worker answers
+// "ready"; then "job" → "done" as often as needed; "stop" asks the worker to finish or abandon its job
+// at the next checkpoint and exit.
+import type { FromWorker, ToWorker } from "./worker-protocol.ts";
+
+export interface JobSource<Result> {
+  /** The next job to run, or null when there is none. */
+  claim(): { id: string; payload: unknown } | null;
+  finished(id: string, result: Result): void;
+  /** The worker died (retry: true) or hung (retry: false) with this job; the reason is for the user. */
+  crashed(id: string, reason: string, retry: boolean): void;
+  /** The pool stopped before the job finished; it should run again after a restart. */
+  abandoned(id: string): void;
+}
+
+export interface PoolOptions<Result> {
+  size: number;
+  workerUrl: string;
+  /** Sent to every worker in its "init" message. */
+  settings: unknown;
+  source: JobSource<Result>;
+  /** A job running longer than this is treated as a crash and its worker replaced. */
+  jobTimeoutMs: number;
+  /** How often idle workers look for work that was queued without a wake() (e.g. re-queued jobs). */
+  pollMs?: number;
+  log?: (message: string) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job: string | null;
+  timer?: Timer;
+  exited: Promise<void>;
+}
+
+const STOP_GRACE_MS = 10_000;
+const MAX_RESTART_DELAY_MS = 60_000;
+
+export class WorkerPool<Result> {
+  private readonly slots = new Set<Slot>();
+  private stopping = false;
+  private poller?: Timer;
+  /** Consecutive workers that died before becoming ready; drives the restart back-off. */
+  private failedStarts = 0;
+  private readonly log: (message: string) => void;
+
+  constructor(private readonly options: PoolOptions<Result>) {
+    this.log = options.log ?? ((message) => console.error(message));
+  }
+
+  start(): void {
+    for (let i = 0; i < this.options.size; i++) this.spawn();
+    this.poller = setInterval(() => this.dispatch(), this.options.pollMs ?? 1000);
+  }
+
+  /** Hands queued jobs to idle workers now. */
+  wake(): void {
+    this.dispatch();
+  }
+
+  get busyWorkers(): number {
+    return [...this.slots].filter((s) => s.job !== null).length;
+  }
+
+  /** Asks every worker to stop, waits a little, then terminates the rest; unfinished jobs are abandoned. */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    clearInterval(this.poller);
+    const slots = [...this.slots];
+    for (const slot of slots) this.send(slot, { type: "stop" });
+    const grace = Bun.sleep(STOP_GRACE_MS);
+    await Promise.race([Promise.all(slots.map((s) => s.exited)), grace]);
+    for (const slot of this.slots) {
+      this.release(slot, (id) => this.options.source.abandoned(id));
+      slot.worker.terminate();
+    }
+    this.slots.clear();
+  }
+
+  private spawn(): void {
+    // Bun's default is the environment the process started with; the compiled binary's native addon
+    // loaders need what src/runtime set since (QUARRY_RUNTIME_DIR).
+    const worker = new Worker(this.options.workerUrl, { env: process.env });
+    let markExited!: () => void;
+    const slot: Slot = { worker, ready: false, job: null, exited: new Promise((resolve) => (markExited = resolve)) };
+    this.slots.add(slot);
+    worker.addEventListener("message", (event: MessageEvent<FromWorker<Result>>) => this.onMessage(slot, event.data));
+    worker.addEventListener("error", (event) => {
+      this.log(`Ingestion worker error: ${event.message}`);
+    });
+    worker.addEventListener("close", (event) => {
+      markExited();
+      this.onExit(slot, (event as CloseEvent).code);
+    });
+    this.send(slot, { type: "init", settings: this.options.settings });
+  }
+
+  private onMessage(slot: Slot, message: FromWorker<Result>): void {
+    switch (message.type) {
+      case "ready":
+        slot.ready = true;
+        this.failedStarts = 0;
+        this.dispatch();
+        return;
+      case "done":
+        this.release(slot, (id) => this.options.source.finished(id, message.result));
+        this.dispatch();
+        return;
+      case "interrupted":
+        this.release(slot, (id) => this.options.source.abandoned(id));
+        return;
+      case "init-failed":
+        this.log(`Ingestion worker could not start: ${message.error}`);
+        return;
+    }
+  }
+
+  private onExit(slot: Slot, code: number): void {
+    if (!this.slots.delete(slot) || this.stopping) return;
+    const reason = `The ingestion worker stopped unexpectedly (exit code ${code})`;
+    this.release(slot, (id) => this.options.source.crashed(id, reason, true));
+    if (!slot.ready) this.failedStarts++;
+    const delay = Math.min(MAX_RESTART_DELAY_MS, this.failedStarts === 0 ? 0 : 1000 * 2 ** (this.failedStarts - 1));
+    if (delay > 0) this.log(`Restarting the ingestion worker in ${delay / 1000} s`);
+    setTimeout(() => {
+      if (!this.stopping) this.spawn();
+    }, delay);
+  }
+
+  /** Frees the slot's job (if any) and tells the source what became of it. */
+  private release(slot: Slot, outcome: (id: string) => void): void {
+    clearTimeout(slot.timer);
+    const id = slot.job;
+    slot.job = null;
+    if (id !== null) outcome(id);
+  }
+
+  private dispatch(): void {
+    if (this.stopping) return;
+    for (const slot of this.slots) {
+      if (!slot.ready || slot.job !== null) continue;
+      const job = this.options.source.claim();
+      if (!job) return;
+      slot.job = job.id;
+      slot.timer = setTimeout(() => this.timedOut(slot, job.id), this.options.jobTimeoutMs);
+      this.send(slot, { type: "job", id: job.id, payload: job.payload });
+    }
+  }
+
+  private timedOut(slot: Slot, id: string): void {
+    if (slot.job !== id) return;
+    const minutes = Math.round(this.options.jobTimeoutMs / 60_000);
+    this.release(slot, (jobId) => this.options.source.crashed(jobId, `Processing took longer than ${minutes} minutes`, false));
+    this.log(`Ingestion job ${id} timed out; replacing its worker`);
+    // The close event spawns the replacement (the slot has no job any more, so nothing is reported twice).
+    slot.worker.terminate();
+  }
+
+  private send(slot: Slot, message: ToWorker): void {
+    slot.worker.postMessage(message);
+  }
+}

@@ -1,0 +1,61 @@
+// What an upload must satisfy before it is stored (spec 8.2): a supported extension, at most 50 MB, a
+// usable name, metadata that is a JSON object. Each failure is a VALIDATION_ERROR naming the field.
+import { invalid } from "../errors.ts";
+import { SUPPORTED_TYPES, isSupportedType, type SupportedType } from "./parsers/index.ts";
+
+export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+export const MAX_NAME_LENGTH = 256;
+
+/**
+ * The name shown for a document: the last path segment of what the client sent, without control
+ * characters. The stored file gets a stricter name (store/files.ts sanitizeFileName).
+ */
+export function documentName(raw: string, field: string): string {
+  const name = (raw.split(/[\\/]/).pop() ?? "")
+    .normalize("NFC")
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim();
+  if (name === "") throw invalid([field], "must contain a file name");
+  if (name.length > MAX_NAME_LENGTH) throw invalid([field], `must be at most ${MAX_NAME_LENGTH} characters`);
+  return name;
+}
+
+export interface CheckedUpload {
+  name: string;
+  fileType: SupportedType;
+  size: number;
+}
+
+/** The lowercased extension is the document's file_type. */
+export function checkUploadFile(file: { name: string; size: number }): CheckedUpload {
+  const name = documentName(file.name, "file");
+  const extension = /\.([^.]+)$/.exec(name)?.[1]?.toLowerCase();
+  if (!extension || !isSupportedType(extension)) {
+    throw invalid(
+      ["file"],
+      `${extension ? `has an unsupported type ".${extension}"` : `"${name}" has no file extension`}; supported: ${SUPPORTED_TYPES.join(", ")}`,
+    );
+  }
+  if (file.size === 0) throw invalid(["file"], "is empty");
+  if (file.size > MAX_FILE_BYTES) {
+    throw invalid(["file"], `is too large: ${file.size} bytes; the maximum is ${MAX_FILE_BYTES} bytes (50 MB)`);
+  }
+  return { name, fileType: extension, size: file.size };
+}
+
+/** The multipart `metadata` field: a JSON string of an object (or the object a form parser made of it), or absent. */
+export function parseMetadataField(raw: unknown): Record<string, unknown> | undefined {
+  if (raw === undefined) return undefined;
+  let value = raw;
+  if (typeof raw === "string") {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw invalid(["metadata"], 'is not valid JSON; send a JSON object such as {"team":"support"}');
+    }
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw invalid(["metadata"], 'must be a JSON object such as {"team":"support"}');
+  }
+  return value as Record<string, unknown>;
+}

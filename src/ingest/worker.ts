@@ -1,0 +1,106 @@
+// Entry point of an ingestion worker thread: its own database connection and embedder, one document at
+// a time. Parsing, OCR, chunking, embedding and the index write all happen here, off the HTTP thread.
+import type { Config } from "../config.ts";
+import type { Clock } from "../clock.ts";
+import { openDatabase, type Db } from "../store/db.ts";
+import { loadModels } from "../models/load.ts";
+import { prepareRuntime } from "../runtime/index.ts";
+import type { Embedder } from "../models/types.ts";
+import { terminateOcr } from "./parsers/index.ts";
+import { Interrupted, processDocument } from "./pipeline.ts";
+import type { FromWorker, ToWorker } from "./worker-protocol.ts";
+
+declare const self: Worker;
+
+export interface WorkerSettings {
+  config: Config;
+  databasePath: string;
+  /** ONNX Runtime threads for this worker's embedder, so the pool does not oversubscribe the cores. */
+  threads: number;
+}
+
+export interface JobPayload {
+  /** The server clock minus the wall clock when the job was handed out (non-zero only when tests move time). */
+  clockOffsetMs: number;
+}
+
+let settings: WorkerSettings;
+let resources: Promise<{ db: Db; embedder: Embedder }> | null = null;
+let busy = false;
+let stopRequested = false;
+
+function post(message: FromWorker<unknown>): void {
+  self.postMessage(message);
+}
+
+function offsetClock(offsetMs: number): Clock {
+  return { now: () => new Date(Date.now() + offsetMs) };
+}
+
+async function init(message: { settings: unknown }): Promise<void> {
+  settings = message.settings as WorkerSettings;
+  resources = (async () => {
+    const { config, databasePath, threads } = settings;
+    await prepareRuntime(config.dataDir);
+    const models = await loadModels({ modelsDir: config.modelsDir, embedModel: config.embedModel, rerankModel: null, threads });
+    return { db: openDatabase(databasePath, { migrate: false }), embedder: models.embedder };
+  })();
+  try {
+    await resources;
+    post({ type: "ready" });
+  } catch (error) {
+    post({ type: "init-failed", error: (error as Error).message });
+    process.exit(1);
+  }
+}
+
+async function runJob(id: string, payload: JobPayload): Promise<void> {
+  busy = true;
+  try {
+    const { db, embedder } = await resources!;
+    const result = await processDocument(
+      {
+        db,
+        embedder,
+        dataDir: settings.config.dataDir,
+        limitsEnabled: settings.config.limitsEnabled,
+        clock: offsetClock(payload.clockOffsetMs),
+        stopRequested: () => stopRequested,
+      },
+      id,
+    );
+    post({ type: "done", result });
+  } catch (error) {
+    if (!(error instanceof Interrupted)) throw error; // the pool sees the crash and retries the job
+    post({ type: "interrupted" });
+  } finally {
+    busy = false;
+    if (stopRequested) await shutdown();
+  }
+}
+
+async function shutdown(): Promise<void> {
+  const opened = await resources?.catch(() => null);
+  await terminateOcr();
+  if (opened) {
+    await opened.embedder.close();
+    opened.db.close();
+  }
+  process.exit(0);
+}
+
+self.addEventListener("message", (event: MessageEvent<ToWorker>) => {
+  const message = event.data;
+  switch (message.type) {
+    case "init":
+      void init(message);
+      return;
+    case "job":
+      void runJob(message.id, message.payload as JobPayload);
+      return;
+    case "stop":
+      stopRequested = true;
+      if (!busy) void shutdown();
+      return;
+  }
+});

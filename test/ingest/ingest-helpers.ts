@@ -1,0 +1,75 @@
+// Shared by the document/ingestion HTTP tests: a knowledge base to work in, upload helpers, and counts
+// of what the index holds for a document (read straight from the server's database).
+import type { Db } from "../../src/store/db.ts";
+import { signup, waitForDocument, type TestAccount, type TestServer } from "../helpers/server.ts";
+
+export interface Workspace {
+  account: TestAccount;
+  kbId: string;
+  docs: string;
+}
+
+export async function workspace(server: TestServer, account?: TestAccount): Promise<Workspace> {
+  const owner = account ?? (await signup(server));
+  const res = await server.request("POST", "/v1/knowledge-bases", { token: owner.apiKey, body: { name: "docs" } });
+  if (res.status !== 201) throw new Error(`create kb failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { account: owner, kbId: res.body.data.id, docs: `/v1/knowledge-bases/${res.body.data.id}/documents` };
+}
+
+export function addText(server: TestServer, ws: Workspace, body: unknown) {
+  return server.request("POST", `${ws.docs}/text`, { token: ws.account.apiKey, body });
+}
+
+export function upload(server: TestServer, ws: Workspace, file: Blob, metadata?: string) {
+  return server.request("POST", ws.docs, { token: ws.account.apiKey, form: { file, ...(metadata === undefined ? {} : { metadata }) } });
+}
+
+export function replace(server: TestServer, ws: Workspace, docId: string, file: Blob, metadata?: string) {
+  return server.request("PUT", `${ws.docs}/${docId}`, { token: ws.account.apiKey, form: { file, ...(metadata === undefined ? {} : { metadata }) } });
+}
+
+/** Uploads and waits until the document is ready or failed. */
+export async function ingest(server: TestServer, ws: Workspace, file: Blob, metadata?: string) {
+  const res = await upload(server, ws, file, metadata);
+  if (res.status !== 202) throw new Error(`upload of ${(file as File).name} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id);
+}
+
+export async function allChunks(server: TestServer, ws: Workspace, docId: string): Promise<any[]> {
+  const chunks: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor ? `?limit=100&cursor=${cursor}` : "?limit=100";
+    const res = await server.request("GET", `${ws.docs}/${docId}/chunks${query}`, { token: ws.account.apiKey });
+    if (res.status !== 200) throw new Error(`chunks failed: ${res.status} ${JSON.stringify(res.body)}`);
+    chunks.push(...res.body.data);
+    cursor = res.body.meta.cursor;
+  } while (cursor);
+  return chunks;
+}
+
+/** Rows the index holds for a document: chunks, their vectors and their keyword rows. */
+export function indexRows(db: Db, docId: string) {
+  const count = (sql: string) => db.query<{ n: number }, [string]>(sql).get(docId)!.n;
+  return {
+    chunks: count("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?"),
+    vectors: count("SELECT COUNT(*) AS n FROM vec_chunks WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ?)"),
+    keyword: count("SELECT COUNT(*) AS n FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ?)"),
+  };
+}
+
+/** Documents whose chunks match an FTS5 query, in the knowledge base. */
+export function keywordHits(db: Db, kbId: string, query: string): string[] {
+  return db
+    .query<{ document_id: string }, [string, string]>(
+      `SELECT DISTINCT c.document_id FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid
+       WHERE chunks_fts MATCH ? AND c.kb_id = ?`,
+    )
+    .all(query, kbId)
+    .map((r) => r.document_id);
+}
+
+/** Total vectors in the whole store (to prove deletes leave nothing behind). */
+export function totalVectors(db: Db): number {
+  return db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM vec_chunks").get()!.n;
+}

@@ -1,0 +1,117 @@
+// Raw text ingestion through the API: validation, defaults, and a ready document whose chunks are in
+// the chunk table, the vector index and the keyword index.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
+import { addText, allChunks, indexRows, keywordHits, workspace } from "./ingest-helpers.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ env: { QUARRY_LIMITS: "off" } });
+});
+afterAll(() => server.stop());
+
+const ESSAY = [
+  "# Penguins",
+  "Emperor penguins breed during the Antarctic winter. The male keeps the egg warm on his feet for about two months.",
+  "Adelie penguins build nests from small stones, and neighbours steal stones from each other.",
+  "# Glaciers",
+  "A glacier is a persistent body of dense ice that moves under its own weight. Glaciers cover about ten percent of land.",
+].join("\n\n");
+
+describe("POST /documents/text", () => {
+  test("returns 202 pending, then becomes ready with indexed, searchable chunks", async () => {
+    const ws = await workspace(server);
+    const res = await addText(server, ws, { text: ESSAY, name: "nature.txt", metadata: { topic: "nature", year: 2024 } });
+    expect(res.status).toBe(202);
+    const doc = res.body.data;
+    expect(doc).toMatchObject({
+      kb_id: ws.kbId,
+      account_id: ws.account.id,
+      name: "nature.txt",
+      file_type: "txt",
+      file_size_bytes: Buffer.byteLength(ESSAY),
+      page_count: null,
+      chunk_count: 0,
+      status: "pending",
+      error_detail: null,
+      metadata: { topic: "nature", year: 2024 },
+    });
+    expect(doc.id).toMatch(/^doc_[0-9a-z]+$/);
+    expect(doc.storage_path).toMatch(new RegExp(`^files/${ws.kbId}/${doc.id}/.+\\.txt$`));
+
+    const ready = await waitForDocument(server, ws.account.apiKey, ws.kbId, doc.id);
+    expect(ready.status).toBe("ready");
+    expect(ready.chunk_count).toBeGreaterThan(0);
+    expect(ready.page_count).toBeNull();
+    expect(ready.metadata).toEqual({ topic: "nature", year: 2024 });
+
+    const chunks = await allChunks(server, ws, doc.id);
+    expect(chunks.length).toBe(ready.chunk_count);
+    for (const [i, chunk] of chunks.entries()) {
+      expect(Object.keys(chunk).sort()).toEqual(
+        ["id", "document_id", "kb_id", "text", "chunk_index", "start_page", "end_page", "section_heading", "token_count", "metadata", "created_at"].sort(),
+      );
+      expect(chunk).toMatchObject({ document_id: doc.id, kb_id: ws.kbId, chunk_index: i, start_page: null, end_page: 1 });
+      expect(chunk.id).toMatch(/^chk_/);
+      expect(chunk.token_count).toBeGreaterThan(0);
+    }
+    expect(chunks.map((c) => c.text).join(" ")).toContain("Emperor penguins breed");
+
+    const rows = indexRows(server.server.ctx.db, doc.id);
+    expect(rows).toEqual({ chunks: ready.chunk_count, vectors: ready.chunk_count, keyword: ready.chunk_count });
+    expect(keywordHits(server.server.ctx.db, ws.kbId, "glacier")).toEqual([doc.id]);
+  });
+
+  test("the default name is text-<ISO timestamp>.txt", async () => {
+    const ws = await workspace(server);
+    const before = new Date().toISOString();
+    const res = await addText(server, ws, { text: "short note" });
+    expect(res.status).toBe(202);
+    const match = /^text-(.+)\.txt$/.exec(res.body.data.name);
+    expect(match).not.toBeNull();
+    expect(new Date(match![1]).toISOString()).toBe(match![1]);
+    expect(match![1] >= before).toBe(true);
+    expect(res.body.data.metadata).toEqual({});
+  });
+
+  test("a name without .txt is kept as given and the file is still stored as .txt", async () => {
+    const ws = await workspace(server);
+    const res = await addText(server, ws, { text: "meeting notes", name: "Weekly sync" });
+    expect(res.body.data.name).toBe("Weekly sync");
+    expect(res.body.data.file_type).toBe("txt");
+    expect(res.body.data.storage_path).toEndWith("/Weekly sync.txt");
+  });
+
+  test("validates text, name and metadata", async () => {
+    const ws = await workspace(server);
+    const cases: [unknown, string][] = [
+      [{}, "text"],
+      [{ text: "" }, "text"],
+      [{ text: 42 }, "text"],
+      [{ text: "x".repeat(10_000_001) }, "text"],
+      [{ text: "ok", name: "n".repeat(257) }, "name"],
+      [{ text: "ok", name: "" }, "name"],
+      [{ text: "ok", metadata: [1, 2] }, "metadata"],
+      [{ text: "ok", metadata: "team" }, "metadata"],
+    ];
+    for (const [body, field] of cases) {
+      const res = await addText(server, ws, body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("VALIDATION_ERROR");
+      expect(res.body.error.details.issues[0].path).toEqual([field]);
+    }
+    expect((await addText(server, ws, { text: "ok", name: "n".repeat(256) })).status).toBe(202);
+    const list = await server.request("GET", ws.docs, { token: ws.account.apiKey });
+    expect(list.body.data.length).toBe(1);
+  });
+
+  test("the largest allowed text (10,000,000 characters) is accepted", async () => {
+    const ws = await workspace(server);
+    const res = await addText(server, ws, { text: "word ".repeat(2_000_000) });
+    expect(res.status).toBe(202);
+    expect(res.body.data.file_size_bytes).toBe(10_000_000);
+    // Not waited for: embedding ten megabytes is benchmark territory. Delete it so the worker drops it.
+    const del = await server.request("DELETE", `${ws.docs}/${res.body.data.id}`, { token: ws.account.apiKey });
+    expect(del.status).toBe(200);
+  });
+});
