@@ -1,5 +1,6 @@
 // Identifiers: a type prefix, 10 characters of millisecond time and 16 random characters, in Crockford
-// base32. Ids sort by creation time, which keyset pagination relies on.
+// base32 (like ULIDs). Ids sort by creation time, which keyset pagination relies on: within one
+// millisecond the random part is incremented instead of redrawn, so ids made later always sort later.
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
@@ -14,15 +15,39 @@ function encodeTime(ms: number): string {
   return out;
 }
 
-function randomPart(length: number): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(length));
-  let out = "";
-  for (const b of bytes) out += ALPHABET[b & 31];
-  return out;
+const RANDOM_LENGTH = 16;
+
+function randomDigits(): number[] {
+  return Array.from(crypto.getRandomValues(new Uint8Array(RANDOM_LENGTH)), (b) => b & 31);
 }
 
+/** Adds one to a base32 number (most significant digit first); false when it overflows. */
+function increment(digits: number[]): boolean {
+  for (let i = digits.length - 1; i >= 0; i--) {
+    if (digits[i] < 31) {
+      digits[i]++;
+      return true;
+    }
+    digits[i] = 0;
+  }
+  return false;
+}
+
+let lastTime = -1;
+let lastRandom: number[] = [];
+
 export function newId(prefix: IdPrefix, nowMs = Date.now()): string {
-  return `${prefix}_${encodeTime(nowMs)}${randomPart(16)}`;
+  let time = Math.max(nowMs, lastTime);
+  if (time === lastTime) {
+    if (!increment(lastRandom)) {
+      time += 1;
+      lastRandom = randomDigits();
+    }
+  } else {
+    lastRandom = randomDigits();
+  }
+  lastTime = time;
+  return `${prefix}_${encodeTime(time)}${lastRandom.map((d) => ALPHABET[d]).join("")}`;
 }
 
 export function hasPrefix(id: string, prefix: IdPrefix): boolean {
