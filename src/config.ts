@@ -1,5 +1,5 @@
 // Configuration from the environment, overridden by matching CLI flags (--port, --data-dir, …).
-import { availableParallelism } from "node:os";
+import { cpuCount } from "./cpu-count.ts";
 import { resolve } from "node:path";
 
 export interface Config {
@@ -78,7 +78,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embedModel: get("embedModel") ?? "use-lite",
     rerankModel: get("rerankModel") ?? null,
     rerankTimeoutMs: positiveInt("QUARRY_RERANK_TIMEOUT_MS", get("rerankTimeoutMs") ?? "2000"),
-    workers: positiveInt("QUARRY_WORKERS", get("workers") ?? String(availableParallelism())),
+    workers: positiveInt("QUARRY_WORKERS", get("workers") ?? String(cpuCount())),
     limitsEnabled: limits === "on",
   };
 }

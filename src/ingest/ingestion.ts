@@ -1,7 +1,7 @@
 // Runs the ingestion queue: on start, every document left unfinished by a stop or crash is queued again
 // from the beginning; then a pool of workers takes jobs first in, first out. Lives on the HTTP thread,
 // where it only does small database writes; all heavy work happens in the workers.
-import { availableParallelism } from "node:os";
+import { cpuCount } from "../cpu-count.ts";
 import type { Config } from "../config.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../store/db.ts";
@@ -35,7 +35,7 @@ export class Ingestion implements JobSource<PipelineReport> {
     const settings: WorkerSettings = {
       config,
       databasePath,
-      threads: Math.max(1, Math.floor(availableParallelism() / config.workers)),
+      threads: Math.max(1, Math.floor(cpuCount() / config.workers)),
     };
     this.pool = new WorkerPool<PipelineReport>({
       size: config.workers,
