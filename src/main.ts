@@ -3,6 +3,7 @@
 import { loadConfig, ConfigError, CONFIG_HELP } from "./config.ts";
 import { startServer, VERSION } from "./server.ts";
 import { reindex } from "./cli/reindex.ts";
+import { accountsCommand, CliError } from "./cli/accounts.ts";
 
 const USAGE = `Quarry ${VERSION} — self-hosted knowledge-base retrieval
 
@@ -39,6 +40,9 @@ async function main(argv: string[]): Promise<void> {
     case "reindex":
       await reindex(loadConfig(process.env, rest));
       return;
+    case "accounts":
+      console.log(accountsCommand(loadConfig(process.env, rest), rest));
+      return;
     case "help":
     case "--help":
     case "-h":
@@ -55,6 +59,10 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error) => {
+  if (error instanceof CliError) {
+    console.error(error.message);
+    process.exit(2);
+  }
   console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : `quarry: ${error?.message ?? error}`);
   process.exit(1);
 });

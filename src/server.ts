@@ -14,6 +14,8 @@ import { Ingestion } from "./ingest/ingestion.ts";
 import type { AppContext } from "./http/context.ts";
 import { createApp } from "./http/app.ts";
 import { MAX_BODY_BYTES } from "./http/body.ts";
+import { RateLimiter } from "./http/rate-limit.ts";
+import { RequestLogWriter } from "./store/request-log-writer.ts";
 import pkg from "../package.json" with { type: "json" };
 
 export const VERSION: string = pkg.version;
@@ -30,6 +32,8 @@ export interface StartOptions {
   clock?: Clock;
   /** Print the startup banner (the CLI does; tests don't). */
   banner?: boolean;
+  /** Monotonic milliseconds for the rate limiter (default performance.now; tests may freeze it). */
+  rateLimitClock?: () => number;
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -60,9 +64,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     version: VERSION,
     files: new FileStore(config.dataDir),
     accounts: new AccountService(db, new JwtIssuer(resolveJwtSecret(config.jwtSecret, config.dataDir)), clock),
+    rateLimiter: new RateLimiter(options.rateLimitClock),
+    requestLog: new RequestLogWriter(db, clock),
   };
 
   ingest.start();
+  ctx.requestLog.start();
   const app = createApp(ctx).listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024 });
   const server = app.server!;
   const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
@@ -88,6 +95,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     stop() {
       stopping ??= (async () => {
         await server.stop(false);
+        await ctx.requestLog.stop();
         await ingest.stop();
         await models.embedder.close();
         await models.reranker?.close();

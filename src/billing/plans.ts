@@ -27,6 +27,18 @@ export const PLANS: Record<PlanName, Plan> = {
 
 export const TRIAL_DAYS = 7;
 
+/** The payment provider's product ids (data.product_id in subscription webhooks) and the plans they buy. */
+export const PLAN_BY_PRODUCT_ID: Record<string, Exclude<PlanName, "trial">> = {
+  prod_starter: "starter",
+  prod_pro: "pro",
+  prod_business: "business",
+  prod_scale: "scale",
+};
+
+export function planForProduct(productId: string): PlanName | null {
+  return Object.hasOwn(PLAN_BY_PRODUCT_ID, productId) ? PLAN_BY_PRODUCT_ID[productId] : null;
+}
+
 export function isPlanName(value: string): value is PlanName {
   return (PLAN_NAMES as readonly string[]).includes(value);
 }

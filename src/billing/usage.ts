@@ -37,13 +37,17 @@ function increment(db: Db, account: AccountRow, now: Date, column: keyof UsageCo
   ).run(account.id, periodStart, amount);
 }
 
-/** Trial accounts past their 7 days may read but not ingest or search (429, resource "trial"). */
+/**
+ * Trial-plan accounts past the end of their trial (7 days after signup, or at once when a subscription
+ * ends) may read but not ingest or search: 429 with details {resource:"trial", limit:7, used:<days since signup>}.
+ */
 export function assertTrialActive(account: AccountRow, now: Date, limitsEnabled: boolean): void {
   if (!limitsEnabled || account.plan !== "trial") return;
-  if (now.getTime() <= new Date(account.trial_ends_at).getTime()) return;
+  if (now.getTime() < new Date(account.trial_ends_at).getTime()) return;
   const used = Math.floor((now.getTime() - new Date(account.created_at).getTime()) / DAY_MS);
+  const why = account.subscription_id ? "Your subscription has ended" : `Your ${TRIAL_DAYS}-day trial has ended`;
   throw usageLimitExceeded(
-    `Your ${TRIAL_DAYS}-day trial has ended. Upgrade to a paid plan to keep uploading and searching; your data stays readable.`,
+    `${why}. Upgrade to a paid plan to keep uploading and searching; your data stays readable.`,
     { resource: "trial", limit: TRIAL_DAYS, used },
   );
 }

@@ -10,21 +10,27 @@ import { healthRoutes } from "./routes/health.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { knowledgeBaseRoutes } from "./routes/knowledge-bases.ts";
+import { usageRoutes } from "./routes/usage.ts";
+import { requestRoutes } from "./routes/requests.ts";
+import { webhookRoutes } from "./routes/webhooks.ts";
+import { requestLogging } from "./request-log.ts";
 import { documentRoutes } from "./routes/documents.ts";
 
 export function createApp(ctx: AppContext) {
-  const v1 = new Elysia({ prefix: "/v1" }).use(accountRoutes(ctx)).use(knowledgeBaseRoutes(ctx)).use(documentRoutes(ctx));
+  const v1 = new Elysia({ prefix: "/v1" }).use(accountRoutes(ctx)).use(knowledgeBaseRoutes(ctx)).use(documentRoutes(ctx)).use(usageRoutes(ctx)).use(requestRoutes(ctx));
 
   return new Elysia({ prefix: "/api" })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = startRequest(request).id;
     })
     .use(errorHandler)
+    .use(requestLogging(ctx))
     .use(bodyHandling)
     .use(openapiPlugin(ctx.version))
     .get("/docs", docsPage, { detail: { hide: true } })
     .use(healthRoutes(ctx))
     .use(authRoutes(ctx))
+    .use(webhookRoutes(ctx))
     .use(v1);
 }
 

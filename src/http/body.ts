@@ -7,6 +7,9 @@ import { requestState } from "./request-state.ts";
 /** 50 MB of file plus room for multipart framing and form fields. */
 export const MAX_BODY_BYTES = 51 * 1024 * 1024;
 
+/** Webhooks verify a signature over the exact bytes sent, so their routes read the raw body themselves. */
+export const RAW_BODY_PREFIX = "/api/webhooks/";
+
 function isJson(contentType: string): boolean {
   return /^application\/([\w.+-]*\+)?json\b/i.test(contentType);
 }
@@ -20,7 +23,8 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
   })
   // Errors thrown while parsing would be reported by Elysia as a generic parse failure, so the precise
   // error is remembered here and thrown in onTransform, before the body is validated.
-  .onParse({ as: "global" }, async ({ request }) => {
+  .onParse({ as: "global" }, async ({ request, path }) => {
+    if (path.startsWith(RAW_BODY_PREFIX)) return; // their route-level parser reads the exact raw body
     const contentType = request.headers.get("content-type") ?? "";
     if (/^multipart\/form-data/i.test(contentType)) return; // the default parser reads the form
     const text = await request.text();

@@ -5,6 +5,8 @@ import type { Clock } from "../clock.ts";
 import type { AccountService } from "../accounts/service.ts";
 import type { FileStore } from "../store/files.ts";
 import type { LoadedModels } from "../models/types.ts";
+import type { RateLimiter } from "./rate-limit.ts";
+import type { RequestLogWriter } from "../store/request-log-writer.ts";
 import type { Ingestion } from "../ingest/ingestion.ts";
 
 export interface AppContext {
@@ -17,4 +19,6 @@ export interface AppContext {
   /** The ingestion queue and its workers; routes wake it after queuing a document. */
   ingest: Ingestion;
   version: string;
+  rateLimiter: RateLimiter;
+  requestLog: RequestLogWriter;
 }

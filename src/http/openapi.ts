@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document, generated from the route schemas, at /api/openapi.json.
 import { openapi } from "@elysiajs/openapi";
 import { z } from "zod";
+import { LIMITS_DESCRIPTION } from "./limits-description.ts";
 
 const DESCRIPTION = `Quarry stores documents in knowledge bases, parses, chunks, embeds and indexes them in the background,
 and answers searches with ranked chunks for a language model.
@@ -13,7 +14,9 @@ USAGE_LIMIT_EXCEEDED 429, EXTERNAL_SERVICE_ERROR 503, INTERNAL_ERROR 500.
 
 **Pagination.** Lists return \`{data, meta:{cursor, has_more}}\`; pass \`cursor\` to get the next page. Default page size 20, maximum 100.
 
-**Request ids.** Every response carries \`X-Request-Id\`, the id of its entry in the request history.`;
+**Request ids.** Every response carries \`X-Request-Id\`, the id of its entry in the request history.
+
+${LIMITS_DESCRIPTION}`;
 
 export function openapiPlugin(version: string) {
   return openapi({

@@ -4,5 +4,7 @@ import type { Migration } from "./migration.ts";
 import { core } from "./001_core.ts";
 import { ingestJobs } from "./010_ingest_jobs.ts";
 import { usage } from "./030_usage.ts";
+import { requestLog } from "./031_request_log.ts";
+import { webhookEvents } from "./032_webhook_events.ts";
 
-export const MIGRATIONS: Migration[] = [core, ingestJobs, usage];
+export const MIGRATIONS: Migration[] = [core, ingestJobs, usage, requestLog, webhookEvents];

@@ -1,0 +1,94 @@
+// How a payment provider's subscription events move an account between plans (service spec §6.1).
+// A pure decision: given the account and the event, the new billing columns (or none) and an outcome
+// that is recorded with the event.
+import type { AccountRow } from "../store/accounts.ts";
+import type { AccountPlanUpdate } from "../store/account-plans.ts";
+import { planForProduct } from "./plans.ts";
+
+export interface SubscriptionEvent {
+  type: string;
+  subscriptionId: string | null;
+  customerId: string | null;
+  productId: string | null;
+}
+
+export type SubscriptionOutcome =
+  | "subscription_started"
+  | "plan_changed"
+  | "plan_unchanged"
+  | "subscription_ended"
+  | "already_on_trial"
+  | "stale_subscription"
+  | "unknown_product"
+  | "unknown_event";
+
+/** Events that set the plan from data.product_id. */
+export const PLAN_EVENTS = ["subscription.created", "subscription.active", "subscription.updated"];
+/** Events that return the account to the trial plan's allowances, with the trial over. */
+export const END_EVENTS = ["subscription.canceled", "subscription.cancelled", "subscription.revoked"];
+
+export interface SubscriptionDecision {
+  outcome: SubscriptionOutcome;
+  update: AccountPlanUpdate | null;
+}
+
+function current(account: AccountRow): AccountPlanUpdate {
+  return {
+    plan: account.plan as AccountPlanUpdate["plan"],
+    trialEndsAt: account.trial_ends_at,
+    periodAnchor: account.period_anchor,
+    subscriptionId: account.subscription_id,
+    customerId: account.customer_id,
+  };
+}
+
+/**
+ * A subscription starts (a trial account subscribes, or a new subscription id appears): the plan is set
+ * and a new billing period begins now, so usage starts from zero. A change of product on the same
+ * subscription (upgrade, downgrade) keeps the period and its usage; the new allowances apply at once.
+ */
+function setPlan(account: AccountRow, event: SubscriptionEvent, now: Date): SubscriptionDecision {
+  const plan = event.productId ? planForProduct(event.productId) : null;
+  if (!plan) return { outcome: "unknown_product", update: null };
+  const subscriptionId = event.subscriptionId ?? account.subscription_id;
+  const starts = account.plan === "trial" || subscriptionId !== account.subscription_id;
+  return {
+    outcome: starts ? "subscription_started" : plan === account.plan ? "plan_unchanged" : "plan_changed",
+    update: {
+      ...current(account),
+      plan,
+      periodAnchor: starts ? now.toISOString() : account.period_anchor,
+      subscriptionId,
+      customerId: event.customerId ?? account.customer_id,
+    },
+  };
+}
+
+/**
+ * The subscription is over: back to the trial plan's allowances, with the trial already expired, so the
+ * account can read its data but not ingest or search until it subscribes again. An event for another
+ * subscription than the account's current one changes nothing (it would cancel the wrong subscription).
+ */
+function endSubscription(account: AccountRow, event: SubscriptionEvent, now: Date): SubscriptionDecision {
+  if (account.plan === "trial") return { outcome: "already_on_trial", update: null };
+  if (event.subscriptionId && account.subscription_id && event.subscriptionId !== account.subscription_id) {
+    return { outcome: "stale_subscription", update: null };
+  }
+  const trialEnd = new Date(Math.min(new Date(account.trial_ends_at).getTime(), now.getTime()));
+  return {
+    outcome: "subscription_ended",
+    update: {
+      ...current(account),
+      plan: "trial",
+      trialEndsAt: trialEnd.toISOString(),
+      subscriptionId: account.subscription_id ?? event.subscriptionId,
+      customerId: account.customer_id ?? event.customerId,
+    },
+  };
+}
+
+export function decideSubscriptionEvent(account: AccountRow, event: SubscriptionEvent, now: Date): SubscriptionDecision {
+  if (PLAN_EVENTS.includes(event.type)) return setPlan(account, event, now);
+  if (END_EVENTS.includes(event.type)) return endSubscription(account, event, now);
+  return { outcome: "unknown_event", update: null };
+}

@@ -1,0 +1,101 @@
+// `quarry accounts list` and `quarry accounts set-plan <account id or email> <plan>`: a self-hoster's
+// way to see accounts and move one between plans without a payment provider. Works on the database in
+// the data dir directly; a running server sees the change on the account's next request.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Config } from "../config.ts";
+import { openDatabase, writeTx, type Db } from "../store/db.ts";
+import { findAccountByEmail, findAccountById, listAccounts, type AccountRow } from "../store/accounts.ts";
+import { updateAccountPlan } from "../store/account-plans.ts";
+import { isPlanName, PLAN_NAMES } from "../billing/plans.ts";
+import { accountPlan } from "../billing/limits.ts";
+import { usageFor } from "../billing/usage.ts";
+
+export const ACCOUNTS_USAGE = `Usage:
+  quarry accounts list [--data-dir DIR]
+  quarry accounts set-plan <account id or email> <plan> [--data-dir DIR]
+
+Plans: ${PLAN_NAMES.join(", ")}. set-plan takes effect at once, also on a running server; the billing
+period and the usage counted in it are kept. Setting "trial" gives the trial allowances until the
+account's trial end (7 days after signup).`;
+
+export class CliError extends Error {}
+
+/** Command-line words that are not option flags or their values. */
+function positionals(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i].startsWith("--")) {
+      if (!argv[i].includes("=")) i++;
+    } else out.push(argv[i]);
+  }
+  return out;
+}
+
+function trialStatus(account: AccountRow, now: Date): string {
+  if (account.plan !== "trial") return account.subscription_id ? `subscription ${account.subscription_id}` : "set by operator";
+  const ends = new Date(account.trial_ends_at);
+  return ends > now ? `trial until ${account.trial_ends_at}` : "trial over";
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c])).join("  ").trimEnd()).join("\n");
+}
+
+function listCommand(db: Db, now: Date): string {
+  const accounts = listAccounts(db);
+  if (accounts.length === 0) return "No accounts yet.";
+  const rows = accounts.map((a) => {
+    const plan = accountPlan(a);
+    const usage = usageFor(db, a, now);
+    return [
+      a.id,
+      a.email,
+      a.plan,
+      trialStatus(a, now),
+      `${usage.pages_processed}/${plan.pagesPerMonth}`,
+      `${usage.search_queries}/${plan.searchQueriesPerMonth}`,
+      a.created_at,
+    ];
+  });
+  return table([["ID", "EMAIL", "PLAN", "STATUS", "PAGES", "QUERIES", "CREATED"], ...rows]);
+}
+
+function setPlanCommand(db: Db, who: string | undefined, planName: string | undefined, now: Date): string {
+  if (!who || !planName) throw new CliError(`set-plan needs an account id or email and a plan.\n\n${ACCOUNTS_USAGE}`);
+  if (!isPlanName(planName)) throw new CliError(`Unknown plan "${planName}". Plans: ${PLAN_NAMES.join(", ")}.`);
+  return writeTx(db, () => {
+    const account = findAccountById(db, who) ?? findAccountByEmail(db, who);
+    if (!account) throw new CliError(`No account with id or email "${who}". See: quarry accounts list`);
+    updateAccountPlan(
+      db,
+      account.id,
+      {
+        plan: planName,
+        trialEndsAt: account.trial_ends_at,
+        periodAnchor: account.period_anchor,
+        subscriptionId: account.subscription_id,
+        customerId: account.customer_id,
+      },
+      now,
+    );
+    return `${account.id} (${account.email}): ${account.plan} → ${planName}`;
+  });
+}
+
+/** Runs `quarry accounts …`; returns the text to print, or throws CliError for a usage mistake. */
+export function accountsCommand(config: Config, argv: string[], now: Date = new Date()): string {
+  const [subcommand, ...args] = positionals(argv);
+  if (subcommand !== "list" && subcommand !== "set-plan") {
+    throw new CliError(subcommand ? `Unknown accounts command "${subcommand}".\n\n${ACCOUNTS_USAGE}` : ACCOUNTS_USAGE);
+  }
+  const databasePath = join(config.dataDir, "quarry.db");
+  if (!existsSync(databasePath)) throw new CliError(`No Quarry database at ${databasePath} (set --data-dir or QUARRY_DATA_DIR).`);
+  const db = openDatabase(databasePath);
+  try {
+    return subcommand === "list" ? listCommand(db, now) : setPlanCommand(db, args[0], args[1], now);
+  } finally {
+    db.close(); // no forced checkpoint: a running server may share the file
+  }
+}

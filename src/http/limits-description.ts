@@ -1,0 +1,48 @@
+// The plans, usage limits and rate limiting, as told in the OpenAPI description; the numbers come from
+// the plan table itself.
+import { PLANS, PLAN_NAMES, TRIAL_DAYS, type Plan } from "../billing/plans.ts";
+
+function size(bytes: number): string {
+  const gb = bytes / 1024 ** 3;
+  return gb >= 1 ? `${gb} GB` : `${bytes / 1024 ** 2} MB`;
+}
+
+const ROWS: [string, (plan: Plan) => string][] = [
+  ["Price per month (USD)", (p) => (p.priceUsdPerMonth ? String(p.priceUsdPerMonth) : "free")],
+  ["Pages processed per month", (p) => String(p.pagesPerMonth)],
+  ["Search queries per month", (p) => String(p.searchQueriesPerMonth)],
+  ["Knowledge bases", (p) => String(p.knowledgeBases)],
+  ["Documents (per account)", (p) => String(p.documents)],
+  ["Storage", (p) => size(p.storageBytes)],
+  ["Requests per second", (p) => String(p.requestsPerSecond)],
+];
+
+const PLAN_TABLE = [
+  `| | ${PLAN_NAMES.join(" | ")} |`,
+  `|---|${PLAN_NAMES.map(() => "---").join("|")}|`,
+  ...ROWS.map(([label, value]) => `| ${label} | ${PLAN_NAMES.map((n) => value(PLANS[n])).join(" | ")} |`),
+].join("\n");
+
+export const LIMITS_DESCRIPTION = `**Plans.**
+
+${PLAN_TABLE}
+
+**Usage limits.** Allowances are per billing period: monthly, anchored at signup, or at the start of the paid subscription
+once there is one; usage starts from zero with each period (GET /v1/usage). Exceeding one is 429 USAGE_LIMIT_EXCEEDED:
+- search queries: each search call counts one; details \`{limit, current_usage, plan, requested}\`;
+- pages: uploads, text ingestion and replacements are refused once the period's pages are used up, details \`{resource:"pages", limit, used}\`;
+  a document whose pages would overrun the allowance ends \`failed\` with error_detail saying so, and counts nothing;
+- knowledge bases (on create), documents and storage (on upload, text ingestion and replacement): details \`{resource:"knowledge_bases"|"documents"|"storage", limit, used}\`, storage in bytes. Deleting frees room at once;
+- the trial lasts ${TRIAL_DAYS} days; afterwards uploads, text ingestion, replacements and searches are refused with details
+  \`{resource:"trial", limit:${TRIAL_DAYS}, used:<whole days since signup>}\` until the account subscribes. Everything else (reads, listing, deleting) keeps working.
+An account whose subscription ends returns to the trial plan's allowances with the trial over. A plan change applies at once.
+
+**Rate limits.** Every /v1 request counts against the account's per-second rate (the same bucket whichever credential is used).
+The algorithm is a token bucket per account: capacity = the plan's requests per second, refilled continuously at that rate.
+A full bucket allows a burst of that many requests at once, then one request per 1/rate seconds. Each /v1 response carries
+\`RateLimit-Limit\` (the rate), \`RateLimit-Remaining\` (whole requests left in the bucket) and \`RateLimit-Reset\` (seconds
+until the bucket is full again); a refused request is 429 RATE_LIMIT_EXCEEDED "Rate limit exceeded" with \`Retry-After\`
+(whole seconds until a request will be accepted). A refused request takes no token.
+
+**Self-hosting.** \`QUARRY_LIMITS=off\` turns off every allowance, count and rate limit (usage is still metered and shown);
+\`quarry accounts list\` and \`quarry accounts set-plan <account id or email> <plan>\` change plans without a payment provider.`;

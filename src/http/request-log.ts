@@ -1,0 +1,76 @@
+// Records every /api request in the request history once its response has been sent, from the facts
+// gathered in its RequestState. The write itself is batched by RequestLogWriter.
+import { Elysia, StatusMap } from "elysia";
+import type { AppContext } from "./context.ts";
+import { requestState } from "./request-state.ts";
+import { defaultRequestSummary, defaultResponseSummary } from "./request-summary.ts";
+import { bearerToken } from "./auth.ts";
+import type { RequestLogRecord } from "../store/requests.ts";
+
+const KB_IN_PATH = /\/knowledge-bases\/(kb_[0-9a-z]+)(?:\/|$)/;
+
+function pathOf(request: Request, path: string | undefined): string {
+  if (path) return path;
+  try {
+    return new URL(request.url).pathname;
+  } catch {
+    return "";
+  }
+}
+
+/** The status actually sent: a returned Response carries its own, otherwise the one set on the context. */
+function statusOf(setStatus: number | string | undefined, responseValue: unknown): number {
+  if (responseValue instanceof Response) return responseValue.status;
+  if (typeof setStatus === "number") return setStatus;
+  return (typeof setStatus === "string" && StatusMap[setStatus as keyof typeof StatusMap]) || 200;
+}
+
+/**
+ * A request refused before its route authenticated it (unknown route, unreadable body) still belongs to
+ * the account whose valid credential it carried; looked up after the response has gone out.
+ */
+async function attributed(ctx: AppContext, entry: RequestLogRecord, token: string): Promise<RequestLogRecord> {
+  const principal = await ctx.accounts.authenticate(token);
+  return principal ? { ...entry, accountId: principal.account.id, auth_type: principal.authType } : entry;
+}
+
+interface AfterResponseContext {
+  request: Request;
+  path?: string;
+  set: { status?: number | string };
+  body?: unknown;
+  query?: Record<string, unknown>;
+  responseValue?: unknown;
+}
+
+export function requestLogging(ctx: AppContext) {
+  /** When each request arrived, by the service clock: the entry's created_at. */
+  const arrivals = new WeakMap<Request, Date>();
+  return new Elysia({ name: "quarry-request-log" })
+    .onRequest(({ request }) => {
+      arrivals.set(request, ctx.clock.now());
+    })
+    .onAfterResponse({ as: "global" }, (c) => {
+      const { request, path: routePath, set, body, query, responseValue } = c as unknown as AfterResponseContext;
+      const path = pathOf(request, routePath);
+      if (!path.startsWith("/api/")) return;
+      const state = requestState(request);
+      const durationMs = Math.round(performance.now() - state.startedAt);
+      const status = statusOf(set.status, responseValue);
+      const entry: RequestLogRecord = {
+        id: state.id,
+        accountId: state.principal?.account.id ?? null,
+        method: request.method,
+        path,
+        status_code: status,
+        duration_ms: durationMs,
+        auth_type: state.principal?.authType ?? null,
+        kb_id: state.kbId ?? path.match(KB_IN_PATH)?.[1] ?? null,
+        request_summary: { ...defaultRequestSummary(body, query), ...state.requestSummary },
+        response_summary: { ...(status < 400 ? defaultResponseSummary(responseValue) : {}), ...state.responseSummary },
+        created_at: (arrivals.get(request) ?? ctx.clock.now()).toISOString(),
+      };
+      const token = state.principal ? null : bearerToken(request);
+      ctx.requestLog.record(token ? attributed(ctx, entry, token) : entry);
+    });
+}

@@ -1,0 +1,103 @@
+// GET /v1/requests and /v1/requests/{request_id}: the account's request history (service spec §2.7, §4.5).
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { AppContext } from "../context.ts";
+import { authenticated } from "../auth.ts";
+import { PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
+import { getRequestLogEntry, listRequestLog } from "../../store/requests.ts";
+import { REQUEST_LOG_RETENTION_DAYS } from "../../store/request-log-writer.ts";
+
+const Summary = z.record(z.string(), z.unknown());
+
+const RequestLogEntrySchema = z.object({
+  id: z.string().describe("The request's X-Request-Id (req_…)"),
+  method: z.string(),
+  path: z.string().describe("Path as requested, e.g. /api/v1/knowledge-bases/kb_…/search (no query string)"),
+  status_code: z.number().int(),
+  duration_ms: z.number().int().describe("Time from receiving the request to sending the response, whole milliseconds"),
+  auth_type: z.enum(["api_key", "jwt"]),
+  kb_id: z.string().nullable().describe("The knowledge base the request was scoped to, if any"),
+  request_summary: Summary.describe("Safe fields of the request (query, top_k, mode, filter keys, file name and size…); never credentials or content"),
+  response_summary: Summary.describe("Result count, resource id and status, or error_code"),
+  created_at: z.string(),
+});
+
+const isoDateTime = z
+  .string()
+  .refine((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), "must be an ISO 8601 date or date-time")
+  .transform((s) => new Date(s).toISOString());
+
+const ListQuery = PaginationQuery.extend({
+  method: z
+    .string()
+    .regex(/^[a-zA-Z]+$/, "must be an HTTP method")
+    .transform((m) => m.toUpperCase())
+    .optional()
+    .describe("HTTP method, e.g. POST"),
+  status: z.enum(["1xx", "2xx", "3xx", "4xx", "5xx"]).optional().describe("Status class"),
+  status_code: z.coerce.number().int().min(100).max(599).optional().describe("Exact status code"),
+  path: z.string().min(1).max(1024).optional().describe("Substring of the request path (case-sensitive)"),
+  kb_id: prefixedId("kb").optional(),
+  auth_type: z.enum(["api_key", "jwt"]).default("api_key").describe("api_key (default): API calls; jwt: dashboard requests"),
+  from: isoDateTime.optional().describe("Only requests at or after this time (ISO 8601)"),
+  to: isoDateTime.optional().describe("Only requests before this time (ISO 8601)"),
+});
+
+const RequestParams = z.object({ request_id: prefixedId("req") });
+
+const tags = ["Request history"];
+
+export function requestRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: "/requests" })
+    .use(authenticated(ctx))
+    .get(
+      "",
+      async ({ query, principal }) => {
+        await ctx.requestLog.flushPending();
+        const filter = {
+          authType: query.auth_type,
+          method: query.method,
+          statusClass: query.status ? Number(query.status[0]) : undefined,
+          statusCode: query.status_code,
+          pathContains: query.path,
+          kbId: query.kb_id,
+          from: query.from,
+          to: query.to,
+        };
+        return listRequestLog(ctx.db, principal.account.id, filter, query.limit, query.cursor);
+      },
+      {
+        query: ListQuery,
+        response: { 200: pageOf(RequestLogEntrySchema) },
+        detail: {
+          summary: "List logged requests, most recent first",
+          description: [
+            "Every request to the API is recorded once its response has been sent; the X-Request-Id header of a response is the id of its entry.",
+            "Only the caller's own account is listed, and by default only requests made with the API key; auth_type=jwt lists the dashboard's requests.",
+            "Requests that carried no valid credential (signup, login, failed authentication, the payment webhook) cannot be attributed to an account and are not listed.",
+            "Filters combine with AND; from is inclusive and to exclusive.",
+            `Entries are kept for ${REQUEST_LOG_RETENTION_DAYS} days.`,
+          ].join(" "),
+          tags,
+          responses: errorResponses(...V1_ERRORS),
+        },
+      },
+    )
+    .get(
+      "/:request_id",
+      async ({ params, principal }) => {
+        await ctx.requestLog.flushPending();
+        return { data: getRequestLogEntry(ctx.db, principal.account.id, params.request_id) };
+      },
+      {
+        params: RequestParams,
+        response: { 200: dataOf(RequestLogEntrySchema) },
+        detail: {
+          summary: "Get one logged request",
+          description: "Another account's request id is NOT_FOUND, like an unknown one.",
+          tags,
+          responses: errorResponses(...V1_ERRORS, 404),
+        },
+      },
+    );
+}

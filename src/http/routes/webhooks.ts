@@ -1,0 +1,106 @@
+// POST /webhooks/payments: subscription events from the payment provider (service spec §4.6, §6.1).
+// The signature covers the exact bytes sent, so this route reads the raw body itself (see body.ts).
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { AppContext } from "../context.ts";
+import { requestState } from "../request-state.ts";
+import { errorResponses } from "../schemas.ts";
+import { parseWith } from "../validation.ts";
+import { validationError } from "../../errors.ts";
+import { WebhookVerifier } from "../../billing/webhook-signature.ts";
+import { receivePaymentWebhook } from "../../billing/webhook.ts";
+import { END_EVENTS, PLAN_EVENTS } from "../../billing/subscriptions.ts";
+import { PLAN_BY_PRODUCT_ID } from "../../billing/plans.ts";
+
+const optionalString = z.string().nullish();
+
+const WebhookPayload = z.looseObject({
+  event: z.string().min(1).describe("Event type, e.g. subscription.active"),
+  timestamp: z.string().optional().describe("Event time (ISO 8601)"),
+  data: z
+    .looseObject({
+      subscription_id: optionalString,
+      customer_id: optionalString,
+      customer_email: optionalString,
+      product_id: optionalString.describe(`One of ${Object.keys(PLAN_BY_PRODUCT_ID).join(", ")}`),
+      status: optionalString,
+      metadata: z.looseObject({ account_id: z.unknown().optional() }).nullish(),
+    })
+    .default({}),
+});
+
+function parsePayload(raw: string): z.infer<typeof WebhookPayload> {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw validationError([{ path: [], message: "is not valid JSON" }], "Webhook body is not valid JSON");
+  }
+  return parseWith(WebhookPayload, json);
+}
+
+const DESCRIPTION = [
+  "Called by the payment provider only. Verified per the Standard Webhooks specification with QUARRY_WEBHOOK_SECRET",
+  "(HMAC-SHA256 over webhook-id.webhook-timestamp.body; several space-separated v1 signatures allowed; timestamps more than",
+  "5 minutes off are rejected); a bad or missing signature, or no configured secret, is 401 AUTHENTICATION_ERROR.",
+  "A redelivered webhook-id is acknowledged without being applied again.",
+  `${PLAN_EVENTS.join(", ")} set the plan from data.product_id (${Object.entries(PLAN_BY_PRODUCT_ID).map(([p, n]) => `${p} → ${n}`).join(", ")});`,
+  "a new subscription starts a new billing period (usage from zero), a product change on the same subscription keeps the period.",
+  `${END_EVENTS.join(", ")} return the account to the trial plan's allowances with the trial over (reads keep working);`,
+  "an end event for a subscription other than the account's current one is ignored.",
+  "The account is found by data.metadata.account_id, else data.customer_email, else a data.customer_id seen before.",
+  "Unknown events, unknown products and events for no known account are acknowledged and recorded without effect.",
+  "A correctly signed body that is not a JSON object with an event field is 400 VALIDATION_ERROR.",
+].join(" ");
+
+export function webhookRoutes(ctx: AppContext) {
+  const verifier = new WebhookVerifier(ctx.config.webhookSecret);
+  return new Elysia({ prefix: "/webhooks" }).post(
+    "/payments",
+    ({ body, request }) => {
+      const raw = typeof body === "string" ? body : "";
+      const webhookId = verifier.verify(raw, request.headers);
+      const payload = parsePayload(raw);
+      const { data } = payload;
+      const accountId = data.metadata?.account_id;
+      const state = requestState(request);
+      state.requestSummary = { event: payload.event, webhook_id: webhookId };
+      const result = receivePaymentWebhook(
+        ctx.db,
+        {
+          id: webhookId,
+          event: {
+            type: payload.event,
+            subscriptionId: data.subscription_id ?? null,
+            customerId: data.customer_id ?? null,
+            productId: data.product_id ?? null,
+          },
+          accountId: typeof accountId === "string" ? accountId : null,
+          customerEmail: data.customer_email ?? null,
+          payload: raw,
+        },
+        ctx.clock.now(),
+      );
+      state.responseSummary = { outcome: result.outcome, ...(result.accountId ? { account_id: result.accountId } : {}) };
+      return { received: true as const };
+    },
+    {
+      parse: ({ request }) => request.text(),
+      response: { 200: z.object({ received: z.literal(true) }) },
+      detail: {
+        summary: "Payment provider webhook (subscription events)",
+        description: DESCRIPTION,
+        tags: ["Webhooks"],
+        security: [],
+        requestBody: { required: true, content: { "application/json": { schema: z.toJSONSchema(WebhookPayload) as never } } },
+        parameters: ["webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => ({
+          in: "header" as const,
+          name,
+          required: true,
+          schema: { type: "string" as const },
+        })),
+        responses: errorResponses(400, 401, 500),
+      },
+    },
+  );
+}

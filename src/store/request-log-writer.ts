@@ -1,0 +1,94 @@
+// Keeps request logging off the request path: entries are buffered in memory and written in one
+// transaction per batch (every second, when the buffer fills, before the history is read, and on
+// shutdown). Entries older than the retention period are pruned along the way.
+import type { Db } from "./db.ts";
+import type { Clock } from "../clock.ts";
+import { insertRequestLog, pruneRequestLog, type RequestLogRecord } from "./requests.ts";
+
+export const REQUEST_LOG_RETENTION_DAYS = 30;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const FLUSH_INTERVAL_MS = 1000;
+const BATCH_SIZE = 500;
+/** If the database stays unwritable, keep at most this many entries rather than grow without bound. */
+const MAX_BUFFERED = 20_000;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+export class RequestLogWriter {
+  private buffer: RequestLogRecord[] = [];
+  /** Entries still being completed (e.g. their account looked up) after the response was sent. */
+  private readonly pending = new Set<Promise<void>>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private flushScheduled = false;
+  private lastPrune = Number.NEGATIVE_INFINITY;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  start(): void {
+    this.timer ??= setInterval(() => this.flush(), FLUSH_INTERVAL_MS);
+    this.timer.unref?.();
+  }
+
+  record(entry: RequestLogRecord | Promise<RequestLogRecord>): void {
+    if (this.stopped) return;
+    if (entry instanceof Promise) {
+      const settled = entry.then(
+        (complete) => this.record(complete),
+        (error: Error) => console.error(`request log: could not complete an entry: ${error.message}`),
+      );
+      const tracked = settled.finally(() => this.pending.delete(tracked));
+      this.pending.add(tracked);
+      return;
+    }
+    this.buffer.push(entry);
+    if (this.buffer.length > MAX_BUFFERED) this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
+    if (this.buffer.length >= BATCH_SIZE && !this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Writes everything buffered so far. Never throws: a failed batch is kept for the next attempt. */
+  flush(): void {
+    this.flushScheduled = false;
+    if (this.stopped && this.buffer.length === 0) return;
+    const batch = this.buffer;
+    this.buffer = [];
+    try {
+      insertRequestLog(this.db, batch);
+      this.pruneIfDue();
+    } catch (error) {
+      this.buffer = batch.concat(this.buffer);
+      console.error(`request log: could not write ${batch.length} entries: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * Makes the history complete up to now: lets the responses already sent record their entries (the
+   * framework records them right after sending), waits for entries still being completed, then writes.
+   */
+  async flushPending(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all(this.pending);
+    this.flush();
+  }
+
+  /** Final flush on shutdown; entries recorded afterwards are dropped. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flushPending();
+    this.stopped = true;
+  }
+
+  private pruneIfDue(): void {
+    const now = this.clock.now().getTime();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    pruneRequestLog(this.db, new Date(now - REQUEST_LOG_RETENTION_DAYS * DAY_MS));
+  }
+}

@@ -1,0 +1,107 @@
+// Per-account rate limiting (token bucket, capacity = refill = the plan's requests per second) through the
+// real HTTP API. The limiter's clock is frozen and moved by hand, so bursts are counted exactly.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { signup, startTestServer, type ApiResponse, type TestAccount, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+let nowMs = 0;
+beforeAll(async () => {
+  server = await startTestServer({ rateLimitClock: () => nowMs });
+});
+afterAll(() => server.stop());
+
+const get = (account: TestAccount, path = "/v1/knowledge-bases", token = account.apiKey) => server.request("GET", path, { token });
+
+function burst(n: number, send: () => Promise<ApiResponse>): Promise<ApiResponse[]> {
+  return Promise.all(Array.from({ length: n }, send));
+}
+
+const statuses = (responses: ApiResponse[]) => responses.map((r) => r.status).sort();
+
+describe("rate limit", () => {
+  test("a burst of 8 on a trial account (5/s): exactly 5 pass, 3 are 429 RATE_LIMIT_EXCEEDED with Retry-After", async () => {
+    const account = await signup(server);
+    const responses = await burst(8, () => get(account));
+    expect(statuses(responses)).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    for (const refused of responses.filter((r) => r.status === 429)) {
+      expect(refused.body).toEqual({ error: { code: "RATE_LIMIT_EXCEEDED", message: "Rate limit exceeded" } });
+      expect(refused.headers.get("retry-after")).toBe("1");
+      expect(refused.headers.get("ratelimit-limit")).toBe("5");
+      expect(refused.headers.get("ratelimit-remaining")).toBe("0");
+      expect(refused.headers.get("ratelimit-reset")).toBe("1");
+      expect(refused.headers.get("x-request-id")).toMatch(/^req_/);
+    }
+  });
+
+  test("successful responses carry RateLimit-Limit, -Remaining and -Reset", async () => {
+    const account = await signup(server);
+    const remaining: (string | null)[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await get(account);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("ratelimit-limit")).toBe("5");
+      expect(res.headers.get("ratelimit-reset")).toBe("1");
+      remaining.push(res.headers.get("ratelimit-remaining"));
+    }
+    expect(remaining).toEqual(["4", "3", "2", "1", "0"]);
+    expect((await get(account)).status).toBe(429);
+  });
+
+  test("tokens refill continuously at the plan's rate, up to the bucket's capacity", async () => {
+    const account = await signup(server);
+    await burst(5, () => get(account));
+    expect((await get(account)).status).toBe(429);
+    nowMs += 199;
+    expect((await get(account)).status).toBe(429);
+    nowMs += 1; // 200 ms = one token at 5/s
+    expect((await get(account)).status).toBe(200);
+    expect((await get(account)).status).toBe(429);
+    nowMs += 60_000; // a long pause refills only up to the capacity
+    expect(statuses(await burst(7, () => get(account)))).toEqual([200, 200, 200, 200, 200, 429, 429]);
+  });
+
+  test("the API key and the JWT share the account's bucket; other accounts have their own", async () => {
+    const account = await signup(server);
+    const other = await signup(server);
+    const mixed = await Promise.all([
+      ...Array.from({ length: 3 }, () => get(account)),
+      ...Array.from({ length: 3 }, () => get(account, "/v1/account", account.token)),
+    ]);
+    expect(statuses(mixed)).toEqual([200, 200, 200, 200, 200, 429]);
+    expect((await get(other)).status).toBe(200);
+  });
+
+  test("every /v1 request counts, whatever its outcome (404, 400), and refused requests take no token", async () => {
+    const account = await signup(server);
+    expect((await get(account, "/v1/knowledge-bases/kb_0000000000")).status).toBe(404);
+    const invalid = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "" } });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get("ratelimit-remaining")).toBe("3");
+    expect((await get(account, "/v1/usage")).status).toBe(200);
+    expect((await get(account, "/v1/requests")).status).toBe(200);
+    expect((await get(account)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await get(account)).status).toBe(429);
+    nowMs += 200;
+    expect((await get(account)).status).toBe(200);
+  });
+
+  test("requests without a valid credential are not rate limited (401 each time)", async () => {
+    const responses = await burst(8, () => server.request("GET", "/v1/knowledge-bases", { token: "qk_wrong" }));
+    expect(statuses(responses)).toEqual(Array(8).fill(401));
+    expect(responses[0].headers.get("ratelimit-limit")).toBeNull();
+  });
+});
+
+describe("QUARRY_LIMITS=off", () => {
+  test("turns the rate limit off: no 429 and no RateLimit headers", async () => {
+    const unlimited = await startTestServer({ env: { QUARRY_LIMITS: "off" }, rateLimitClock: () => 0 });
+    try {
+      const account = await signup(unlimited);
+      const responses = await burst(20, () => unlimited.request("GET", "/v1/knowledge-bases", { token: account.apiKey }));
+      expect(statuses(responses)).toEqual(Array(20).fill(200));
+      expect(responses[0].headers.get("ratelimit-limit")).toBeNull();
+    } finally {
+      await unlimited.stop();
+    }
+  });
+});

@@ -1,0 +1,218 @@
+// The request history through the real HTTP API: every request recorded with the real status, filters,
+// pagination, account isolation, secrets kept out, 30-day retention.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ManualClock, signup, startTestServer, type TestAccount, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+const clock = new ManualClock(new Date("2026-03-10T12:00:00.000Z"));
+beforeAll(async () => {
+  // limits off: these tests make more requests per second than a trial account may
+  server = await startTestServer({ clock, env: { QUARRY_LIMITS: "off" } });
+});
+afterAll(() => server.stop());
+
+const list = (account: TestAccount, query = "", token = account.apiKey) => server.request("GET", `/v1/requests${query}`, { token });
+const createKb = (account: TestAccount, body: unknown) => server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body });
+
+describe("recording", () => {
+  test("each response's X-Request-Id is its entry, with every field", async () => {
+    const account = await signup(server);
+    const created = await createKb(account, { name: "Support", description: "faq", metadata: { team: "cx", tier: 1 } });
+    const id = created.headers.get("x-request-id")!;
+    const res = await server.request("GET", `/v1/requests/${id}`, { token: account.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      id,
+      method: "POST",
+      path: "/api/v1/knowledge-bases",
+      status_code: 201,
+      duration_ms: expect.any(Number),
+      auth_type: "api_key",
+      kb_id: null,
+      request_summary: { name: "Support", metadata_keys: ["team", "tier"] },
+      response_summary: { id: created.body.data.id },
+      created_at: expect.any(String),
+    });
+    expect(Number.isInteger(res.body.data.duration_ms)).toBe(true);
+    expect(new Date(res.body.data.created_at).toISOString()).toBe(res.body.data.created_at);
+  });
+
+  test("the status code sent is the one recorded: 404 route, 404 resource, 400 malformed JSON, 400 validation", async () => {
+    const account = await signup(server);
+    const calls = [
+      await server.request("GET", "/v1/no-such-route", { token: account.apiKey }),
+      await server.request("GET", "/v1/knowledge-bases/kb_0123456789", { token: account.apiKey }),
+      await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: '{"name": ' }),
+      await createKb(account, { name: "" }),
+    ];
+    for (const call of calls) {
+      const entry = await server.request("GET", `/v1/requests/${call.headers.get("x-request-id")}`, { token: account.apiKey });
+      expect(entry.status).toBe(200);
+      expect(entry.body.data.status_code).toBe(call.status);
+      expect(entry.body.data.response_summary).toEqual({ error_code: call.body.error.code });
+    }
+    const kbEntry = await server.request("GET", `/v1/requests/${calls[1].headers.get("x-request-id")}`, { token: account.apiKey });
+    expect(kbEntry.body.data.kb_id).toBe("kb_0123456789");
+  });
+
+  test("a rate-limited request is recorded as 429", async () => {
+    let rateClockMs = 0;
+    const limited = await startTestServer({ rateLimitClock: () => rateClockMs });
+    try {
+      const account = await signup(limited);
+      const responses = await Promise.all(Array.from({ length: 6 }, () => limited.request("GET", "/v1/knowledge-bases", { token: account.apiKey })));
+      const refused = responses.find((r) => r.status === 429)!;
+      rateClockMs += 1000;
+      const rows = await limited.request("GET", "/v1/requests?status_code=429", { token: account.apiKey });
+      expect(rows.body.data).toHaveLength(1);
+      expect(rows.body.data[0]).toMatchObject({
+        id: refused.headers.get("x-request-id"),
+        status_code: 429,
+        response_summary: { error_code: "RATE_LIMIT_EXCEEDED" },
+      });
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
+describe("GET /v1/requests", () => {
+  test("most recent first; API key requests by default, auth_type=jwt lists the dashboard's", async () => {
+    const account = await signup(server);
+    await createKb(account, { name: "one" });
+    clock.advance(1000);
+    await server.request("GET", "/v1/account", { token: account.token });
+    clock.advance(1000);
+    await server.request("GET", "/v1/knowledge-bases", { token: account.apiKey });
+    clock.advance(1000);
+    const apiKey = await list(account);
+    expect(apiKey.status).toBe(200);
+    expect(apiKey.body.data.map((e: any) => `${e.method} ${e.path}`)).toEqual(["GET /api/v1/knowledge-bases", "POST /api/v1/knowledge-bases"]);
+    expect(apiKey.body.meta).toEqual({ cursor: null, has_more: false });
+    const jwt = await list(account, "?auth_type=jwt");
+    expect(jwt.body.data.map((e: any) => `${e.method} ${e.path} ${e.auth_type}`)).toEqual(["GET /api/v1/account jwt"]);
+  });
+
+  test("only the caller's own account; another account's id is 404 Request not found", async () => {
+    const owner = await signup(server);
+    const other = await signup(server);
+    const call = await createKb(owner, { name: "private" });
+    const id = call.headers.get("x-request-id")!;
+    expect((await list(other)).body.data).toEqual([]);
+    const res = await server.request("GET", `/v1/requests/${id}`, { token: other.apiKey });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: { code: "NOT_FOUND", message: `Request not found: ${id}` } });
+    const unknown = await server.request("GET", "/v1/requests/req_doesnotexist", { token: owner.apiKey });
+    expect(unknown.body.error.message).toBe("Request not found: req_doesnotexist");
+    const malformed = await server.request("GET", "/v1/requests/kb_123", { token: owner.apiKey });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.code).toBe("VALIDATION_ERROR");
+  });
+
+  test("filters: method, status class, status code, path substring, kb_id, from/to", async () => {
+    const account = await signup(server);
+    const start = clock.now().toISOString();
+    const kb = (await createKb(account, { name: "a" })).body.data;
+    clock.advance(60_000);
+    const middle = clock.now().toISOString();
+    // one millisecond apart, so "most recent first" has one answer
+    for (const call of [
+      () => server.request("GET", `/v1/knowledge-bases/${kb.id}`, { token: account.apiKey }),
+      () => server.request("PATCH", `/v1/knowledge-bases/${kb.id}`, { token: account.apiKey, body: { name: "b" } }),
+      () => server.request("GET", "/v1/knowledge-bases/kb_missing0", { token: account.apiKey }),
+      () => createKb(account, { name: "" }),
+    ]) {
+      await call();
+      clock.advance(1);
+    }
+    clock.advance(60_000);
+    const end = clock.now().toISOString();
+    await server.request("GET", "/v1/usage", { token: account.apiKey });
+    clock.advance(1000);
+
+    const paths = async (query: string) => {
+      const res = await list(account, query);
+      expect(res.status).toBe(200);
+      return res.body.data.map((e: any) => `${e.method} ${e.path} ${e.status_code}`);
+    };
+    expect(await paths("?method=patch")).toEqual([`PATCH /api/v1/knowledge-bases/${kb.id} 200`]);
+    expect(await paths("?status=4xx")).toEqual(["POST /api/v1/knowledge-bases 400", "GET /api/v1/knowledge-bases/kb_missing0 404"]);
+    expect(await paths("?status_code=201")).toEqual(["POST /api/v1/knowledge-bases 201"]);
+    expect(await paths("?status=2xx&method=GET&path=knowledge-bases")).toEqual([`GET /api/v1/knowledge-bases/${kb.id} 200`]);
+    expect(await paths(`?kb_id=${kb.id}`)).toEqual([`PATCH /api/v1/knowledge-bases/${kb.id} 200`, `GET /api/v1/knowledge-bases/${kb.id} 200`]);
+    expect(await paths("?path=/usage")).toEqual(["GET /api/v1/usage 200"]);
+    expect(await paths(`?from=${middle}&to=${end}`)).toHaveLength(4);
+    expect(await paths(`?from=${start}&to=${middle}`)).toEqual(["POST /api/v1/knowledge-bases 201"]);
+    expect(await paths(`?from=${end}&path=/v1/usage`)).toEqual(["GET /api/v1/usage 200"]);
+
+    for (const bad of ["?status=6xx", "?status_code=99", "?from=yesterday", "?auth_type=password", "?kb_id=doc_1", "?limit=101", "?limit=0", "?cursor=nonsense"]) {
+      const res = await list(account, bad);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("VALIDATION_ERROR");
+    }
+  });
+
+  test("paginates with an opaque cursor, default 20, max 100, no entry twice", async () => {
+    const account = await signup(server);
+    for (let i = 0; i < 25; i++) await server.request("GET", "/v1/account", { token: account.apiKey });
+    const first = await list(account, "?path=/v1/account");
+    expect(first.body.data).toHaveLength(20);
+    expect(first.body.meta.has_more).toBe(true);
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    do {
+      const page: any = await list(account, `?path=/v1/account&limit=7${cursor ? `&cursor=${cursor}` : ""}`);
+      for (const entry of page.body.data) seen.add(entry.id);
+      cursor = page.body.meta.cursor;
+      expect(page.body.meta.has_more).toBe(cursor !== null);
+    } while (cursor);
+    expect(seen.size).toBe(25);
+    const all = (await list(account, "?path=/v1/account&limit=100")).body.data;
+    const keys = all.map((e: any) => `${e.created_at} ${e.id}`);
+    expect(keys).toEqual([...keys].sort().reverse());
+  });
+});
+
+describe("secrets never reach the history", () => {
+  test("passwords, API keys, tokens and metadata values are not recorded", async () => {
+    const email = `secret${Date.now()}@example.com`;
+    const password = "hunter2-very-secret-password";
+    const signupRes = await server.request("POST", "/auth/signup", { body: { email, password, name: "Sam" } });
+    const { api_key: apiKey, token } = signupRes.body.data;
+    const login = await server.request("POST", "/auth/login", { body: { email, password } });
+    expect(login.status).toBe(200);
+    const regenerated = await server.request("POST", "/auth/api-key/regenerate", { token });
+    const newKey = regenerated.body.data.api_key;
+    await server.request("POST", "/v1/knowledge-bases", {
+      token: newKey,
+      body: { name: "kb", metadata: { secret_value: "metadata-value-xyz" }, password, api_key: apiKey, token },
+    });
+    await server.request("GET", "/v1/knowledge-bases", { token: apiKey }); // the revoked key: 401
+
+    await server.server.ctx.requestLog.flushPending();
+    const dump = JSON.stringify(server.server.ctx.db.query("SELECT * FROM request_log").all());
+    for (const secret of [password, apiKey, newKey, token, login.body.data.token, "metadata-value-xyz"]) {
+      expect(dump).not.toContain(secret);
+    }
+    const dashboard = await server.request("GET", "/v1/requests?auth_type=jwt&path=regenerate", { token });
+    expect(dashboard.body.data).toHaveLength(1);
+    expect(dashboard.body.data[0]).toMatchObject({ status_code: 200, request_summary: {}, response_summary: {} });
+    const apiCalls = (await server.request("GET", "/v1/requests", { token: newKey })).body.data;
+    expect(apiCalls[0].request_summary).toEqual({ name: "kb", metadata_keys: ["secret_value"] });
+  });
+});
+
+describe("retention", () => {
+  test("entries older than 30 days are pruned", async () => {
+    const account = await signup(server);
+    const old = await server.request("GET", "/v1/account", { token: account.apiKey });
+    clock.advance(29 * 24 * 3600_000);
+    const recent = await server.request("GET", "/v1/usage", { token: account.apiKey });
+    clock.advance(2 * 24 * 3600_000);
+    const ids = (await list(account)).body.data.map((e: any) => e.id);
+    expect(ids).toContain(recent.headers.get("x-request-id"));
+    expect(ids).not.toContain(old.headers.get("x-request-id"));
+    const gone = await server.request("GET", `/v1/requests/${old.headers.get("x-request-id")}`, { token: account.apiKey });
+    expect(gone.status).toBe(404);
+  });
+});

@@ -1,0 +1,245 @@
+// The payment webhook through the real HTTP API: Standard Webhooks signatures, idempotent redelivery,
+// and how subscription events move an account between plans.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Webhook } from "standardwebhooks";
+import { ManualClock, signup, startTestServer, type TestAccount, type TestServer } from "../helpers/server.ts";
+
+const secret = `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`;
+const clock = new ManualClock(new Date());
+let server: TestServer;
+let deliveries = 0;
+beforeAll(async () => {
+  // The limiter's clock moves a second per request, so these tests never hit the per-second rate.
+  let rateClockMs = 0;
+  server = await startTestServer({ clock, env: { QUARRY_WEBHOOK_SECRET: secret }, rateLimitClock: () => (rateClockMs += 1000) });
+});
+afterAll(() => server.stop());
+
+interface Delivery {
+  id?: string;
+  /** Unix seconds; default now. */
+  timestamp?: number;
+  signWith?: string;
+  /** Replaces the signature header. */
+  signature?: (valid: string) => string;
+  /** Sent instead of the signed body. */
+  sentBody?: string;
+}
+
+async function deliver(payload: unknown, options: Delivery = {}) {
+  const body = typeof payload === "string" ? payload : JSON.stringify(payload);
+  const id = options.id ?? `msg_${Date.now()}_${deliveries++}`;
+  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+  const valid = new Webhook(options.signWith ?? secret).sign(id, new Date(timestamp * 1000), body);
+  const res = await fetch(`${server.url}/webhooks/payments`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "webhook-id": id,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": options.signature ? options.signature(valid) : valid,
+    },
+    body: options.sentBody ?? body,
+  });
+  return { status: res.status, body: await res.json(), id };
+}
+
+const subscription = (event: string, account: TestAccount, data: Record<string, unknown> = {}) => ({
+  event,
+  timestamp: new Date().toISOString(),
+  data: { subscription_id: "sub_1", customer_id: `cus_${account.id}`, product_id: "prod_pro", status: "active", metadata: { account_id: account.id }, ...data },
+});
+
+async function accountOf(account: TestAccount) {
+  const res = await server.request("GET", "/v1/account", { token: account.apiKey });
+  expect(res.status).toBe(200);
+  return { ...res.body.data, rateLimit: res.headers.get("ratelimit-limit") };
+}
+
+function outcomeOf(webhookId: string): string | undefined {
+  return (server.server.ctx.db.query("SELECT outcome FROM webhook_events WHERE id = ?").get(webhookId) as { outcome: string } | null)?.outcome;
+}
+
+const INVALID = { error: { code: "AUTHENTICATION_ERROR", message: "Invalid webhook signature" } };
+
+describe("signature verification", () => {
+  test("a correctly signed delivery is accepted: {received: true}", async () => {
+    const account = await signup(server);
+    const res = await deliver(subscription("subscription.active", account));
+    expect(res).toMatchObject({ status: 200, body: { received: true } });
+    expect((await accountOf(account)).plan).toBe("pro");
+  });
+
+  test("wrong secret, tampered body, stale or future timestamp, missing or unknown-version signature: 401, nothing applied", async () => {
+    const account = await signup(server);
+    const payload = subscription("subscription.active", account);
+    const otherSecret = `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`;
+    const now = Math.floor(Date.now() / 1000);
+    const cases: Delivery[] = [
+      { signWith: otherSecret },
+      { sentBody: JSON.stringify({ ...payload, data: { ...payload.data, product_id: "prod_scale" } }) },
+      { timestamp: now - 6 * 60 },
+      { timestamp: now + 6 * 60 },
+      { signature: () => "" },
+      { signature: (valid) => valid.replace("v1,", "v2,") },
+      { signature: () => `v1,${Buffer.from("x".repeat(32)).toString("base64")}` },
+    ];
+    for (const options of cases) {
+      const res = await deliver(payload, options);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(INVALID);
+    }
+    const missing = await fetch(`${server.url}/webhooks/payments`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payload) });
+    expect(missing.status).toBe(401);
+    expect(await missing.json()).toEqual(INVALID);
+    expect((await accountOf(account)).plan).toBe("trial");
+  });
+
+  test("a timestamp within 5 minutes is accepted", async () => {
+    const account = await signup(server);
+    const res = await deliver(subscription("subscription.active", account), { timestamp: Math.floor(Date.now() / 1000) - 4 * 60 });
+    expect(res.status).toBe(200);
+  });
+
+  test("several space-separated signatures: any valid v1 one is enough", async () => {
+    const account = await signup(server);
+    const bogus = `v1,${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`;
+    const res = await deliver(subscription("subscription.active", account), { signature: (valid) => `v1a,xyz ${bogus} ${valid}` });
+    expect(res.status).toBe(200);
+    expect((await accountOf(account)).plan).toBe("pro");
+    const allBogus = await deliver(subscription("subscription.updated", account, { product_id: "prod_scale" }), { signature: () => `${bogus} ${bogus}` });
+    expect(allBogus.status).toBe(401);
+  });
+
+  test("a redelivered webhook-id is acknowledged but not applied twice", async () => {
+    const account = await signup(server);
+    const first = await deliver(subscription("subscription.active", account));
+    await deliver(subscription("subscription.updated", account, { product_id: "prod_business" }));
+    expect((await accountOf(account)).plan).toBe("business");
+    const again = await deliver(subscription("subscription.active", account), { id: first.id });
+    expect(again).toMatchObject({ status: 200, body: { received: true } });
+    expect((await accountOf(account)).plan).toBe("business");
+    const rows = server.server.ctx.db.query("SELECT COUNT(*) AS n FROM webhook_events WHERE id = ?").get(first.id) as { n: number };
+    expect(rows.n).toBe(1);
+  });
+
+  test("the exact raw bytes are verified (whitespace and key order as sent)", async () => {
+    const account = await signup(server);
+    const raw = `{ "data": {"product_id":"prod_starter", "metadata": {"account_id": "${account.id}"}},\n  "event": "subscription.active" }`;
+    expect((await deliver(raw)).status).toBe(200);
+    expect((await accountOf(account)).plan).toBe("starter");
+  });
+
+  test("a correctly signed body that is not an event is 400 VALIDATION_ERROR", async () => {
+    for (const body of ["not json", "[1,2]", JSON.stringify({ data: {} })]) {
+      const res = await deliver(body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("VALIDATION_ERROR");
+    }
+  });
+
+  test("without QUARRY_WEBHOOK_SECRET every delivery is refused", async () => {
+    const unconfigured = await startTestServer();
+    try {
+      const res = await fetch(`${unconfigured.url}/webhooks/payments`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "webhook-id": "msg_1", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,abc" },
+        body: "{}",
+      });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual(INVALID);
+    } finally {
+      await unconfigured.stop();
+    }
+  });
+});
+
+describe("subscription events", () => {
+  test("created, active and updated set the plan from product_id; limits and rate change at once", async () => {
+    const account = await signup(server);
+    expect((await accountOf(account)).rateLimit).toBe("5");
+    for (const [event, product, plan, rate] of [
+      ["subscription.created", "prod_starter", "starter", "10"],
+      ["subscription.active", "prod_pro", "pro", "50"],
+      ["subscription.updated", "prod_business", "business", "100"],
+      ["subscription.updated", "prod_scale", "scale", "200"],
+    ]) {
+      const res = await deliver(subscription(event, account, { product_id: product }));
+      expect(res.status).toBe(200);
+      const now = await accountOf(account);
+      expect(now.plan).toBe(plan);
+      expect(now.rateLimit).toBe(rate);
+    }
+    const usage = await server.request("GET", "/v1/usage", { token: account.apiKey });
+    expect(usage.body.data).toMatchObject({ plan: "scale", limits: { pages_processed: 15000, search_queries: 120000 } });
+  });
+
+  test("a new subscription starts a new billing period; a product change keeps it", async () => {
+    const account = await signup(server);
+    const signupPeriod = (await server.request("GET", "/v1/usage", { token: account.apiKey })).body.data.current_period_start;
+    clock.advance(3 * 24 * 3600_000);
+    const startedAt = clock.now().toISOString();
+    await deliver(subscription("subscription.active", account));
+    const period = (await server.request("GET", "/v1/usage", { token: account.apiKey })).body.data;
+    expect(period.current_period_start).not.toBe(signupPeriod);
+    expect(period.current_period_start).toBe(startedAt);
+    clock.advance(24 * 3600_000);
+    await deliver(subscription("subscription.updated", account, { product_id: "prod_scale" }));
+    expect((await server.request("GET", "/v1/usage", { token: account.apiKey })).body.data.current_period_start).toBe(startedAt);
+  });
+
+  test("canceled and revoked return the account to the trial allowances with the trial over", async () => {
+    for (const event of ["subscription.canceled", "subscription.revoked"]) {
+      const account = await signup(server);
+      await deliver(subscription("subscription.active", account));
+      const res = await deliver(subscription(event, account));
+      expect(res.status).toBe(200);
+      expect(outcomeOf(res.id)).toBe("subscription_ended");
+      const after = await accountOf(account);
+      expect(after.plan).toBe("trial");
+      expect(after.rateLimit).toBe("5");
+      expect(new Date(after.trial_ends_at).getTime()).toBeLessThanOrEqual(clock.now().getTime());
+      // reads keep working
+      expect((await server.request("GET", "/v1/knowledge-bases", { token: account.apiKey })).status).toBe(200);
+    }
+  });
+
+  test("an end event for another subscription than the account's current one changes nothing", async () => {
+    const account = await signup(server);
+    await deliver(subscription("subscription.active", account, { subscription_id: "sub_new" }));
+    const res = await deliver(subscription("subscription.canceled", account, { subscription_id: "sub_old" }));
+    expect(res.status).toBe(200);
+    expect(outcomeOf(res.id)).toBe("stale_subscription");
+    expect((await accountOf(account)).plan).toBe("pro");
+  });
+
+  test("the account is found by metadata.account_id, else customer_email, else a customer_id seen before", async () => {
+    const account = await signup(server);
+    const byEmail = await deliver({
+      event: "subscription.active",
+      data: { subscription_id: "sub_e", customer_id: "cus_email_test", customer_email: account.email.toUpperCase(), product_id: "prod_starter" },
+    });
+    expect(outcomeOf(byEmail.id)).toBe("subscription_started");
+    expect((await accountOf(account)).plan).toBe("starter");
+    await deliver({ event: "subscription.updated", data: { subscription_id: "sub_e", customer_id: "cus_email_test", product_id: "prod_pro" } });
+    expect((await accountOf(account)).plan).toBe("pro");
+    const stored = server.server.ctx.db.query("SELECT subscription_id, customer_id FROM accounts WHERE id = ?").get(account.id);
+    expect(stored).toEqual({ subscription_id: "sub_e", customer_id: "cus_email_test" });
+  });
+
+  test("unknown events, unknown products and unknown customers are acknowledged and recorded, with no change", async () => {
+    const account = await signup(server);
+    const cases: [unknown, string][] = [
+      [subscription("subscription.paused", account), "unknown_event"],
+      [{ event: "payment.succeeded", data: { metadata: { account_id: account.id } } }, "unknown_event"],
+      [subscription("subscription.active", account, { product_id: "prod_enterprise" }), "unknown_product"],
+      [{ event: "subscription.active", data: { customer_id: "cus_never_seen", customer_email: "nobody@example.com", product_id: "prod_pro" } }, "no_account"],
+    ];
+    for (const [payload, outcome] of cases) {
+      const res = await deliver(payload);
+      expect(res).toMatchObject({ status: 200, body: { received: true } });
+      expect(outcomeOf(res.id)).toBe(outcome);
+    }
+    expect((await accountOf(account)).plan).toBe("trial");
+  });
+});
