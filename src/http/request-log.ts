@@ -34,6 +34,11 @@ async function attributed(ctx: AppContext, entry: RequestLogRecord, token: strin
   return principal ? { ...entry, accountId: principal.account.id, auth_type: principal.authType } : entry;
 }
 
+/** A summary the route (or the error handler) filled, which then replaces the default one. */
+function filled(summary: Record<string, unknown>): Record<string, unknown> | null {
+  return Object.keys(summary).length > 0 ? summary : null;
+}
+
 interface AfterResponseContext {
   request: Request;
   path?: string;
@@ -66,8 +71,8 @@ export function requestLogging(ctx: AppContext) {
         duration_ms: durationMs,
         auth_type: state.principal?.authType ?? null,
         kb_id: state.kbId ?? path.match(KB_IN_PATH)?.[1] ?? null,
-        request_summary: { ...defaultRequestSummary(body, query), ...state.requestSummary },
-        response_summary: { ...(status < 400 ? defaultResponseSummary(responseValue) : {}), ...state.responseSummary },
+        request_summary: filled(state.requestSummary) ?? defaultRequestSummary(body, query),
+        response_summary: filled(state.responseSummary) ?? (status < 400 ? defaultResponseSummary(responseValue) : {}),
         created_at: (arrivals.get(request) ?? ctx.clock.now()).toISOString(),
       };
       const token = state.principal ? null : bearerToken(request);

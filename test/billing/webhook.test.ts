@@ -1,13 +1,12 @@
 // The payment webhook through the real HTTP API: Standard Webhooks signatures, idempotent redelivery,
 // and how subscription events move an account between plans.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Webhook } from "standardwebhooks";
 import { ManualClock, signup, startTestServer, type TestAccount, type TestServer } from "../helpers/server.ts";
+import { deliverWebhook, newWebhookSecret, subscriptionEvent, type Delivery } from "./webhook-client.ts";
 
-const secret = `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`;
+const secret = newWebhookSecret();
 const clock = new ManualClock(new Date());
 let server: TestServer;
-let deliveries = 0;
 beforeAll(async () => {
   // The limiter's clock moves a second per request, so these tests never hit the per-second rate.
   let rateClockMs = 0;
@@ -15,40 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-interface Delivery {
-  id?: string;
-  /** Unix seconds; default now. */
-  timestamp?: number;
-  signWith?: string;
-  /** Replaces the signature header. */
-  signature?: (valid: string) => string;
-  /** Sent instead of the signed body. */
-  sentBody?: string;
-}
-
-async function deliver(payload: unknown, options: Delivery = {}) {
-  const body = typeof payload === "string" ? payload : JSON.stringify(payload);
-  const id = options.id ?? `msg_${Date.now()}_${deliveries++}`;
-  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-  const valid = new Webhook(options.signWith ?? secret).sign(id, new Date(timestamp * 1000), body);
-  const res = await fetch(`${server.url}/webhooks/payments`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "webhook-id": id,
-      "webhook-timestamp": String(timestamp),
-      "webhook-signature": options.signature ? options.signature(valid) : valid,
-    },
-    body: options.sentBody ?? body,
-  });
-  return { status: res.status, body: await res.json(), id };
-}
-
-const subscription = (event: string, account: TestAccount, data: Record<string, unknown> = {}) => ({
-  event,
-  timestamp: new Date().toISOString(),
-  data: { subscription_id: "sub_1", customer_id: `cus_${account.id}`, product_id: "prod_pro", status: "active", metadata: { account_id: account.id }, ...data },
-});
+const deliver = (payload: unknown, options?: Delivery) => deliverWebhook(server, secret, payload, options);
+const subscription = (event: string, account: TestAccount, data?: Record<string, unknown>) => subscriptionEvent(event, account.id, data);
 
 async function accountOf(account: TestAccount) {
   const res = await server.request("GET", "/v1/account", { token: account.apiKey });
@@ -73,7 +40,7 @@ describe("signature verification", () => {
   test("wrong secret, tampered body, stale or future timestamp, missing or unknown-version signature: 401, nothing applied", async () => {
     const account = await signup(server);
     const payload = subscription("subscription.active", account);
-    const otherSecret = `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`;
+    const otherSecret = newWebhookSecret();
     const now = Math.floor(Date.now() / 1000);
     const cases: Delivery[] = [
       { signWith: otherSecret },
