@@ -38,7 +38,7 @@ async function pdfWithPages(n: number): Promise<File> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
   for (let i = 1; i <= n; i++) pdf.addPage([200, 200]).drawText(`page ${i}`, { x: 20, y: 100, size: 12, font });
-  return new File([await pdf.save()], `pages-${n}.pdf`, { type: "application/pdf" });
+  return new File([new Uint8Array(await pdf.save())], `pages-${n}.pdf`, { type: "application/pdf" });
 }
 
 function expectUsageLimit(res: { status: number; body: any }, details: Record<string, unknown>, message: RegExp) {
