@@ -7,6 +7,7 @@ import { findAccountById } from "../store/accounts.ts";
 import { deleteChunksOf, insertChunks, type NewChunk } from "../store/chunks.ts";
 import { findDocumentRow, markFailed, markReady, type DocumentRow } from "../store/documents.ts";
 import { consumePages } from "../billing/usage.ts";
+import { QuarryError, usageLimitExceeded } from "../errors.ts";
 import { removeJob } from "./queue.ts";
 
 const TEXT_BYTES_PER_PAGE = 2400;
@@ -34,13 +35,29 @@ export function completeDocument(
     if (!document || document.status !== "embedding") return false;
     const account = findAccountById(db, document.account_id);
     if (!account) return false;
-    consumePages(db, account, meteredPages(pageCount, document.file_size_bytes), now, limitsEnabled);
+    const pages = meteredPages(pageCount, document.file_size_bytes);
+    try {
+      consumePages(db, account, pages, now, limitsEnabled);
+    } catch (error) {
+      throw error instanceof QuarryError ? pagesWouldOverrun(error, pages) : error;
+    }
     deleteChunksOf(db, documentId);
     insertChunks(db, document, chunks, now);
     markReady(db, documentId, chunks.length, pageCount, now);
     removeJob(db, documentId);
     return true;
   });
+}
+
+/** The allowance error restated for a document: how many pages it has and how many were left. */
+function pagesWouldOverrun(error: QuarryError, pages: number): QuarryError {
+  const { limit, used } = error.details as { limit: number; used: number };
+  const left = Math.max(0, limit - used);
+  return usageLimitExceeded(
+    `Document has ${pages} pages but only ${left} of the monthly allowance of ${limit} pages remain. ` +
+      "Upgrade your plan or wait for the next billing period; nothing was counted.",
+    error.details ?? {},
+  );
 }
 
 /** Marks the document failed with a message for the user; it keeps no chunks (a failed replacement neither). */

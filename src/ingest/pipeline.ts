@@ -67,9 +67,7 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     const document = findDocumentRow(deps.db, documentId);
     if (!document?.storage_path) return report;
     advance("pending", "parsing");
-    const parsed = await timed("parse", () =>
-      parseDocument(document.file_type, readFileSync(join(deps.dataDir, document.storage_path!)), document.name),
-    );
+    const parsed = await timed("parse", () => parseDocument(document.file_type, readStored(deps.dataDir, document.storage_path!), document.name));
     if (parsed.pageCount !== null && parsed.pageCount > MAX_PAGES) {
       throw new ParseError(`Document has ${parsed.pageCount} pages; the limit is ${MAX_PAGES}`);
     }
@@ -104,6 +102,12 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     const failed = failDocument(deps.db, documentId, detail, deps.clock.now());
     return { ...report, outcome: failed ? "failed" : "dropped", errorDetail: detail };
   }
+}
+
+/** The stored file as a plain Uint8Array (pdf.js refuses Node Buffers). */
+function readStored(dataDir: string, storagePath: string): Uint8Array {
+  const buffer = readFileSync(join(dataDir, storagePath));
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
 /** What the user reads in error_detail: parser and limit messages as they are, anything else prefixed. */

@@ -1,0 +1,313 @@
+// The document endpoints (spec 4.3) through HTTP: upload validation, listing and pagination, metadata
+// updates, replacement, deletion of every trace, chunk paging, document_count and account isolation.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { signup, startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
+import { addText, allChunks, indexRows, ingest, keywordHits, replace, totalVectors, upload, workspace, type Workspace } from "./ingest-helpers.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ env: { QUARRY_LIMITS: "off" } });
+});
+afterAll(() => server.stop());
+
+const text = (name: string, content: string) => new File([content], name, { type: "text/plain" });
+const get = (ws: Workspace, path = "") => server.request("GET", `${ws.docs}${path}`, { token: ws.account.apiKey });
+
+function expectValidation(res: { status: number; body: any }, field: string | string[], message?: RegExp) {
+  expect(res.status).toBe(400);
+  expect(res.body.error.code).toBe("VALIDATION_ERROR");
+  expect(res.body.error.details.issues[0].path).toEqual(Array.isArray(field) ? field : [field]);
+  if (message) expect(res.body.error.message).toMatch(message);
+}
+
+describe("POST /documents (upload)", () => {
+  test("returns 202 with the document in pending; file_type is the lowercased extension", async () => {
+    const ws = await workspace(server);
+    const res = await upload(server, ws, text("Release Notes.MD", "# Release 2\n\nFaster uploads."), JSON.stringify({ team: "docs", v: 2 }));
+    expect(res.status).toBe(202);
+    expect(res.body.data).toMatchObject({
+      name: "Release Notes.MD",
+      file_type: "md",
+      file_size_bytes: 28,
+      status: "pending",
+      chunk_count: 0,
+      page_count: null,
+      error_detail: null,
+      metadata: { team: "docs", v: 2 },
+    });
+    const storage = res.body.data.storage_path;
+    expect(storage.startsWith(`files/${ws.kbId}/${res.body.data.id}/`)).toBe(true);
+    expect(await Bun.file(join(server.dataDir, storage)).text()).toBe("# Release 2\n\nFaster uploads.");
+    const done = await waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id);
+    expect(done.status).toBe("ready");
+  });
+
+  test("rejects a missing file, an unsupported or missing extension, an empty file and bad metadata", async () => {
+    const ws = await workspace(server);
+    const missing = await server.request("POST", ws.docs, { token: ws.account.apiKey, form: { metadata: "{}" } });
+    expectValidation(missing, "file", /file/);
+    expectValidation(await upload(server, ws, text("virus.exe", "MZ")), "file", /unsupported type "\.exe"/);
+    expectValidation(await upload(server, ws, text("README", "hello")), "file", /no file extension/);
+    expectValidation(await upload(server, ws, text("empty.txt", "")), "file", /empty/);
+    expectValidation(await upload(server, ws, text("a.txt", "x"), "{not json"), "metadata", /JSON/);
+    expectValidation(await upload(server, ws, text("a.txt", "x"), "[1,2]"), "metadata", /object/);
+    expectValidation(await upload(server, ws, text("a.txt", "x"), "42"), "metadata", /object/);
+    const json = await server.request("POST", ws.docs, { token: ws.account.apiKey, body: { file: "a.txt" } });
+    expectValidation(json, "file");
+    expect((await get(ws)).body.data).toEqual([]);
+  });
+
+  test("rejects a file over 50 MB", async () => {
+    const ws = await workspace(server);
+    const res = await upload(server, ws, new File([new Uint8Array(50 * 1024 * 1024 + 1)], "big.txt"));
+    expectValidation(res, "file", /too large/);
+    expect((await get(ws)).body.data).toEqual([]);
+  });
+
+  test("strips directories and control characters from file names", async () => {
+    const ws = await workspace(server);
+    const res = await upload(server, ws, text("../../etc/pass\u0007wd.txt", "root"));
+    expect(res.status).toBe(202);
+    expect(res.body.data.name).toBe("passwd.txt");
+    expect(res.body.data.storage_path).not.toContain("..");
+    expect(existsSync(join(server.dataDir, res.body.data.storage_path))).toBe(true);
+  });
+
+  test("a name over 256 characters is rejected", async () => {
+    const ws = await workspace(server);
+    expectValidation(await upload(server, ws, text(`${"n".repeat(253)}.txt`, "x")), "file", /256/);
+    expect((await upload(server, ws, text(`${"n".repeat(252)}.txt`, "x"))).status).toBe(202);
+  });
+});
+
+describe("GET /documents", () => {
+  test("lists newest first with cursor pagination (default 20, max 100) and a status filter", async () => {
+    const ws = await workspace(server);
+    const ids: string[] = [];
+    for (let i = 0; i < 23; i++) {
+      const res = await addText(server, ws, { text: `note ${i}`, name: `n${i}.txt` });
+      ids.push(res.body.data.id);
+    }
+    const first = await get(ws);
+    expect(first.status).toBe(200);
+    expect(first.body.data.length).toBe(20);
+    expect(first.body.meta.has_more).toBe(true);
+    expect(first.body.data.map((d: any) => d.id)).toEqual([...ids].reverse().slice(0, 20));
+    const second = await get(ws, `?cursor=${first.body.meta.cursor}`);
+    expect(second.body.data.map((d: any) => d.id)).toEqual([...ids].reverse().slice(20));
+    expect(second.body.meta).toEqual({ cursor: null, has_more: false });
+
+    expect((await get(ws, "?limit=100")).body.data.length).toBe(23);
+    expectValidation(await get(ws, "?limit=101"), ["query", "limit"]);
+    expectValidation(await get(ws, "?limit=0"), ["query", "limit"]);
+    expectValidation(await get(ws, "?status=done"), ["query", "status"]);
+    expectValidation(await get(ws, "?cursor=garbage"), "cursor");
+
+    for (const id of ids) await waitForDocument(server, ws.account.apiKey, ws.kbId, id);
+    expect((await get(ws, "?status=ready&limit=100")).body.data.length).toBe(23);
+    expect((await get(ws, "?status=pending")).body.data).toEqual([]);
+    const failed = await upload(server, ws, text("broken.json", "{nope"));
+    await waitForDocument(server, ws.account.apiKey, ws.kbId, failed.body.data.id);
+    expect((await get(ws, "?status=failed")).body.data.map((d: any) => d.id)).toEqual([failed.body.data.id]);
+  });
+});
+
+describe("GET /documents/{id}/chunks", () => {
+  test("pages through chunks in chunk_index order with a chunk_index cursor", async () => {
+    const ws = await workspace(server);
+    const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} describes topic number ${i} in some detail, with several words to fill the chunk.`);
+    const res = await addText(server, ws, { text: paragraphs.join("\n\n") });
+    const doc = await waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id);
+    expect(doc.chunk_count).toBeGreaterThan(3);
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await get(ws, `/${doc.id}/chunks?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(page.status).toBe(200);
+      seen.push(...page.body.data.map((c: any) => c.chunk_index));
+      cursor = page.body.meta.cursor;
+      expect(page.body.meta.has_more).toBe(cursor !== null);
+    } while (cursor);
+    expect(seen).toEqual(Array.from({ length: doc.chunk_count }, (_, i) => i));
+    const all = await allChunks(server, ws, doc.id);
+    expect(all.map((c) => c.text).join(" ")).toContain("Paragraph 39 describes");
+  });
+});
+
+describe("PATCH /documents/{id}", () => {
+  test("replaces metadata without re-processing", async () => {
+    const ws = await workspace(server);
+    const created = await addText(server, ws, { text: "Keep me as I am.", metadata: { a: 1, b: 2 } });
+    const ready = await waitForDocument(server, ws.account.apiKey, ws.kbId, created.body.data.id);
+    const chunkIds = (await allChunks(server, ws, ready.id)).map((c) => c.id);
+    await Bun.sleep(5);
+    const res = await server.request("PATCH", `${ws.docs}/${ready.id}`, { token: ws.account.apiKey, body: { metadata: { c: 3 } } });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ id: ready.id, status: "ready", chunk_count: ready.chunk_count, metadata: { c: 3 } });
+    expect(res.body.data.updated_at > ready.updated_at).toBe(true);
+    await Bun.sleep(300);
+    expect((await get(ws, `/${ready.id}`)).body.data.status).toBe("ready");
+    expect((await allChunks(server, ws, ready.id)).map((c) => c.id)).toEqual(chunkIds);
+
+    for (const body of [{}, { metadata: [1] }, { metadata: "x" }, { metadata: null }]) {
+      expectValidation(await server.request("PATCH", `${ws.docs}/${ready.id}`, { token: ws.account.apiKey, body }), "metadata");
+    }
+  });
+});
+
+describe("PUT /documents/{id} (replace)", () => {
+  test("keeps id and metadata, swaps every chunk, and removes the old file", async () => {
+    const ws = await workspace(server);
+    const original = await ingest(server, ws, text("plan.txt", "The walrus colony gathers on the northern beach every summer."), '{"owner":"ana"}');
+    const oldChunkIds = (await allChunks(server, ws, original.id)).map((c) => c.id);
+    const db = server.server.ctx.db;
+    expect(keywordHits(db, ws.kbId, "walrus")).toEqual([original.id]);
+
+    const res = await replace(server, ws, original.id, text("plan-v2.md", "# Plan\n\nThe flamingo flock feeds in the salt lagoon at dawn."));
+    expect(res.status).toBe(202);
+    expect(res.body.data).toMatchObject({ id: original.id, status: "pending", name: "plan-v2.md", file_type: "md", metadata: { owner: "ana" } });
+    expect(res.body.data.created_at).toBe(original.created_at);
+    const replaced = await waitForDocument(server, ws.account.apiKey, ws.kbId, original.id);
+    expect(replaced.status).toBe("ready");
+    const chunks = await allChunks(server, ws, original.id);
+    expect(chunks.some((c) => oldChunkIds.includes(c.id))).toBe(false);
+    expect(chunks.map((c) => c.text).join(" ")).toContain("flamingo");
+    expect(keywordHits(db, ws.kbId, "walrus")).toEqual([]);
+    expect(keywordHits(db, ws.kbId, "flamingo")).toEqual([original.id]);
+    expect(indexRows(db, original.id)).toEqual({ chunks: replaced.chunk_count, vectors: replaced.chunk_count, keyword: replaced.chunk_count });
+    expect(existsSync(join(server.dataDir, original.storage_path))).toBe(false);
+    expect(existsSync(join(server.dataDir, replaced.storage_path))).toBe(true);
+
+    const withMetadata = await replace(server, ws, original.id, text("plan-v3.txt", "Third version."), '{"owner":"bo"}');
+    expect(withMetadata.body.data.metadata).toEqual({ owner: "bo" });
+    await waitForDocument(server, ws.account.apiKey, ws.kbId, original.id);
+    const list = await get(ws);
+    expect(list.body.data.map((d: any) => d.id)).toEqual([original.id]);
+  });
+
+  test("is refused with 409 while the document is still processing", async () => {
+    const ws = await workspace(server);
+    // A long document keeps the single test worker busy, so the second one stays pending.
+    const long = await addText(server, ws, { text: "Sentence about rivers and their deltas. ".repeat(1000) });
+    const queued = await addText(server, ws, { text: "waiting in line" });
+    const res = await replace(server, ws, queued.body.data.id, text("new.txt", "new"));
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: "CONFLICT", message: "Document is still processing" });
+    await waitForDocument(server, ws.account.apiKey, ws.kbId, long.body.data.id);
+    const after = await waitForDocument(server, ws.account.apiKey, ws.kbId, queued.body.data.id);
+    expect(after.name).toBe(queued.body.data.name);
+    expect(readdirSync(join(server.dataDir, "files", ws.kbId, queued.body.data.id)).length).toBe(1);
+  });
+
+  test("a failed document can be replaced, and a failed replacement leaves no chunks", async () => {
+    const ws = await workspace(server);
+    const broken = await ingest(server, ws, text("data.json", "{broken"));
+    expect(broken.status).toBe("failed");
+    await replace(server, ws, broken.id, text("data.json", '{"ok": true}'));
+    const fixed = await waitForDocument(server, ws.account.apiKey, ws.kbId, broken.id);
+    expect(fixed).toMatchObject({ status: "ready", error_detail: null });
+    expect(fixed.chunk_count).toBeGreaterThan(0);
+    await replace(server, ws, broken.id, text("data.json", "{broken again"));
+    const failedAgain = await waitForDocument(server, ws.account.apiKey, ws.kbId, broken.id);
+    expect(failedAgain.status).toBe("failed");
+    expect(failedAgain.chunk_count).toBe(0);
+    expect(indexRows(server.server.ctx.db, broken.id)).toEqual({ chunks: 0, vectors: 0, keyword: 0 });
+  });
+
+  test("validates the replacement like an upload", async () => {
+    const ws = await workspace(server);
+    const doc = await ingest(server, ws, text("a.txt", "alpha"));
+    expectValidation(await replace(server, ws, doc.id, text("a.exe", "x")), "file");
+    expectValidation(await replace(server, ws, doc.id, text("a.txt", "x"), "[]"), "metadata");
+    expect((await get(ws, `/${doc.id}`)).body.data).toMatchObject({ status: "ready", name: "a.txt" });
+  });
+});
+
+describe("DELETE /documents/{id}", () => {
+  test("removes the document, its chunks, vectors, keyword rows and stored file; document_count stays exact", async () => {
+    const ws = await workspace(server);
+    const kb = () => server.request("GET", `/v1/knowledge-bases/${ws.kbId}`, { token: ws.account.apiKey });
+    const keep = await ingest(server, ws, text("keep.txt", "The lighthouse beam sweeps the harbour."));
+    const gone = await ingest(server, ws, text("gone.txt", "The volcano erupted ash over the valley."));
+    expect((await kb()).body.data.document_count).toBe(2);
+    const db = server.server.ctx.db;
+    const vectorsBefore = totalVectors(db);
+
+    const res = await server.request("DELETE", `${ws.docs}/${gone.id}`, { token: ws.account.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: { deleted: true } });
+    expect((await get(ws, `/${gone.id}`)).status).toBe(404);
+    expect((await get(ws, `/${gone.id}/chunks`)).status).toBe(404);
+    expect(indexRows(db, gone.id)).toEqual({ chunks: 0, vectors: 0, keyword: 0 });
+    expect(totalVectors(db)).toBe(vectorsBefore - gone.chunk_count);
+    expect(keywordHits(db, ws.kbId, "volcano")).toEqual([]);
+    expect(keywordHits(db, ws.kbId, "lighthouse")).toEqual([keep.id]);
+    expect(existsSync(join(server.dataDir, "files", ws.kbId, gone.id))).toBe(false);
+    expect(existsSync(join(server.dataDir, keep.storage_path))).toBe(true);
+    expect((await kb()).body.data.document_count).toBe(1);
+    expect((await server.request("DELETE", `${ws.docs}/${gone.id}`, { token: ws.account.apiKey })).status).toBe(404);
+  });
+
+  test("a document deleted while it is processing leaves nothing behind", async () => {
+    const ws = await workspace(server);
+    const res = await addText(server, ws, { text: "Paragraph about deserts and dunes. ".repeat(3000) });
+    const id = res.body.data.id;
+    expect((await server.request("DELETE", `${ws.docs}/${id}`, { token: ws.account.apiKey })).status).toBe(200);
+    const after = await ingest(server, ws, text("after.txt", "processed after the deleted one"));
+    expect(after.status).toBe("ready");
+    expect(indexRows(server.server.ctx.db, id)).toEqual({ chunks: 0, vectors: 0, keyword: 0 });
+    expect(server.server.ctx.db.query("SELECT COUNT(*) AS n FROM ingest_jobs WHERE document_id = ?").get(id)).toEqual({ n: 0 });
+  });
+});
+
+describe("isolation and ids", () => {
+  test("another account's knowledge base or document is a 404 on every endpoint", async () => {
+    const owner = await workspace(server);
+    const doc = await ingest(server, owner, text("secret.txt", "classified"));
+    const intruder = await workspace(server, await signup(server));
+    const token = intruder.account.apiKey;
+    const theirDocs = owner.docs;
+    const attempts: [string, string, object][] = [
+      ["GET", theirDocs, {}],
+      ["POST", `${theirDocs}/text`, { body: { text: "x" } }],
+      ["POST", theirDocs, { form: { file: text("a.txt", "x") } }],
+      ["GET", `${theirDocs}/${doc.id}`, {}],
+      ["GET", `${theirDocs}/${doc.id}/chunks`, {}],
+      ["PATCH", `${theirDocs}/${doc.id}`, { body: { metadata: {} } }],
+      ["PUT", `${theirDocs}/${doc.id}`, { form: { file: text("a.txt", "x") } }],
+      ["DELETE", `${theirDocs}/${doc.id}`, {}],
+    ];
+    for (const [method, path, options] of attempts) {
+      const res = await server.request(method, path, { token, ...options });
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 404 });
+      expect(res.body.error.message).toBe(`Knowledge base not found: ${owner.kbId}`);
+    }
+    // Their document id under the intruder's own knowledge base: not found either.
+    for (const [method, suffix, options] of [["GET", "", {}], ["GET", "/chunks", {}], ["PATCH", "", { body: { metadata: {} } }], ["DELETE", "", {}]] as const) {
+      const res = await server.request(method, `${intruder.docs}/${doc.id}${suffix}`, { token, ...options });
+      expect(res.status).toBe(404);
+      expect(res.body.error.message).toBe(`Document not found: ${doc.id}`);
+    }
+    expect((await get(owner, `/${doc.id}`)).body.data.status).toBe("ready");
+  });
+
+  test("malformed path ids are 400, unknown ones 404", async () => {
+    const ws = await workspace(server);
+    expect((await server.request("GET", "/v1/knowledge-bases/nope/documents", { token: ws.account.apiKey })).status).toBe(400);
+    expect((await get(ws, "/chk_123")).status).toBe(400);
+    const missing = await get(ws, "/doc_0000000000000000000000000");
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.message).toBe("Document not found: doc_0000000000000000000000000");
+  });
+
+  test("deleting the knowledge base removes its documents, chunks and files", async () => {
+    const ws = await workspace(server);
+    const doc = await ingest(server, ws, text("kb.txt", "The archive holds maps of old trade routes."));
+    const res = await server.request("DELETE", `/v1/knowledge-bases/${ws.kbId}`, { token: ws.account.apiKey });
+    expect(res.status).toBe(200);
+    expect(indexRows(server.server.ctx.db, doc.id)).toEqual({ chunks: 0, vectors: 0, keyword: 0 });
+    expect(existsSync(join(server.dataDir, "files", ws.kbId))).toBe(false);
+  });
+});
