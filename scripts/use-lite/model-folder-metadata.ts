@@ -13,6 +13,8 @@ export function quarryJson(d: UseLiteArchitecture) {
     output: "sentence_embedding",
     queryPrefix: "",
     passagePrefix: "",
+    // Chunks are ~256–512 tokens: embed every 128-token window and average, so the whole chunk counts.
+    longInputs: "windows",
   };
 }
 

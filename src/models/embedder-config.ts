@@ -1,5 +1,5 @@
 // What an embedding model folder declares: sentence-transformers files, overridden by an optional quarry.json
-// {id, dimension, maxTokens, pooling, output, queryPrefix, passagePrefix}.
+// {id, dimension, maxTokens, pooling, output, queryPrefix, passagePrefix, longInputs}.
 import { findOnnxModel, folderError, folderName, modelMaxLength, readOptionalJson } from "./model-folder.ts";
 import type { Pooling } from "./pooling.ts";
 
@@ -13,7 +13,14 @@ export interface QuarryModelFile {
   output?: "sentence_embedding" | "token_embeddings" | "last_hidden_state";
   queryPrefix?: string;
   passagePrefix?: string;
+  /**
+   * Texts longer than the model's window: "truncate" (default) keeps the first window; "windows" embeds
+   * every consecutive window and averages them, for models with a short window (use-lite reads 128 tokens).
+   */
+  longInputs?: LongInputs;
 }
+
+export type LongInputs = "truncate" | "windows";
 
 export interface EmbedderConfig {
   id: string;
@@ -26,6 +33,7 @@ export interface EmbedderConfig {
   declaredDimension?: number;
   queryPrefix: string;
   passagePrefix: string;
+  longInputs: LongInputs;
 }
 
 /** Instruction prefixes the known model families were trained with, by model id. */
@@ -51,6 +59,9 @@ export function readEmbedderConfig(dir: string): EmbedderConfig {
   if (!sentenceOutput && quarry.pooling !== undefined && quarry.pooling !== "mean" && quarry.pooling !== "cls") {
     throw folderError(dir, `has a quarry.json with unknown "pooling": "${quarry.pooling}" (expected mean or cls)`);
   }
+  if (quarry.longInputs !== undefined && quarry.longInputs !== "truncate" && quarry.longInputs !== "windows") {
+    throw folderError(dir, `has a quarry.json with unknown "longInputs": "${quarry.longInputs}" (expected truncate or windows)`);
+  }
   const id = quarry.id ?? folderName(dir);
   const config = readOptionalJson<{ hidden_size?: number }>(dir, "config.json");
   return {
@@ -62,6 +73,7 @@ export function readEmbedderConfig(dir: string): EmbedderConfig {
     ...defaultPrefixes(id),
     ...(quarry.queryPrefix !== undefined ? { queryPrefix: quarry.queryPrefix } : {}),
     ...(quarry.passagePrefix !== undefined ? { passagePrefix: quarry.passagePrefix } : {}),
+    longInputs: quarry.longInputs ?? "truncate",
   };
 }
 

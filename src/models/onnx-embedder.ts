@@ -46,16 +46,31 @@ export class OnnxEmbedder implements Embedder {
 
   async embed(texts: string[], side: EmbedSide): Promise<EmbedResult> {
     const prefix = side === "query" ? this.config.queryPrefix : this.config.passagePrefix;
-    const kept = texts.map((text) => this.tokenizer.tokenIds(prefix + text).slice(0, this.maxTokens));
-    const rows = kept.map((ids) => this.tokenizer.single(ids));
-    const vectors = await runInLengthSortedBatches(rows, this.batchSize, async (batch) => {
+    const windowsPerText = texts.map((text) => this.windows(this.tokenizer.tokenIds(prefix + text)));
+    const rows = windowsPerText.flat().map((ids) => this.tokenizer.single(ids));
+    const windowVectors = await runInLengthSortedBatches(rows, this.batchSize, async (batch) => {
       const { data, dims } = await this.session.run(batch);
       const pooled = this.config.pooling
         ? poolTokens(data, dims, batch.map((row) => row.ids.length), this.config.pooling)
         : splitRows(data, dims);
       return pooled.map(l2Normalize);
     });
-    return { vectors, tokenCounts: kept.map((ids) => ids.length) };
+    let next = 0;
+    const vectors = windowsPerText.map((windows) => {
+      const parts = windowVectors.slice(next, (next += windows.length));
+      return parts.length === 1 ? parts[0] : l2Normalize(weightedMean(parts, windows.map((w) => w.length)));
+    });
+    return { vectors, tokenCounts: windowsPerText.map((windows) => windows.reduce((n, w) => n + w.length, 0)) };
+  }
+
+  /** The token windows a text is embedded from: the first window, or all of them (longInputs "windows"). */
+  private windows(ids: number[]): number[][] {
+    if (this.config.longInputs === "truncate" || ids.length <= this.maxTokens) return [ids.slice(0, this.maxTokens)];
+    const windows: number[][] = [];
+    for (let start = 0; start < ids.length && windows.length < MAX_WINDOWS; start += this.maxTokens) {
+      windows.push(ids.slice(start, start + this.maxTokens));
+    }
+    return windows;
   }
 
   /** Tokens of the text as a passage (prefix included, special tokens excluded), before truncation. */
@@ -66,6 +81,18 @@ export class OnnxEmbedder implements Embedder {
   close(): Promise<void> {
     return this.session.close();
   }
+}
+
+/** Bounds the work for one very long text (a 10,000-character query): later windows are dropped. */
+const MAX_WINDOWS = 16;
+
+/** Mean of the vectors, each weighted by how many tokens it stands for. */
+function weightedMean(vectors: Float32Array[], weights: number[]): Float32Array {
+  const out = new Float32Array(vectors[0].length);
+  vectors.forEach((v, i) => {
+    for (let d = 0; d < out.length; d++) out[d] += v[d] * weights[i];
+  });
+  return out;
 }
 
 /** Embeds a probe text to learn the dimension and catch a model whose output is not what its files say. */

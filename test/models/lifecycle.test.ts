@@ -60,4 +60,4 @@ test("a store made with one embedder is refused by another until reindex", async
   } finally {
     await second.stop();
   }
-});
+}, 120_000);

@@ -27,6 +27,7 @@ test("quarry.json tells the generic embedder to use the model output as is", () 
     maxTokens: 128,
     pooling: "none — output is the sentence embedding",
     output: "sentence_embedding",
+    longInputs: "windows",
     queryPrefix: "",
     passagePrefix: "",
   });
