@@ -70,7 +70,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   ingest.start();
   ctx.requestLog.start();
-  const app = createApp(ctx).listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024 });
+  // Declared lengths over MAX_BODY_BYTES get our own 400 (http/body.ts) before the body is read; Bun's
+  // hard cap only stops chunked bodies that never declared a length.
+  const app = createApp(ctx).listen({ port: config.port, hostname: config.host, maxRequestBodySize: 2 * MAX_BODY_BYTES });
   const server = app.server!;
   const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
 

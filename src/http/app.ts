@@ -4,7 +4,7 @@ import type { AppContext } from "./context.ts";
 import { errorHandler } from "./errors.ts";
 import { bodyHandling } from "./body.ts";
 import { startRequest } from "./request-state.ts";
-import { openapiPlugin } from "./openapi.ts";
+import { openapiRoute } from "./openapi.ts";
 import { docsPage } from "./docs-page.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { authRoutes } from "./routes/auth.ts";
@@ -26,7 +26,7 @@ export function createApp(ctx: AppContext) {
     .use(errorHandler)
     .use(requestLogging(ctx))
     .use(bodyHandling)
-    .use(openapiPlugin(ctx.version))
+    .use(openapiRoute(ctx.version))
     .get("/docs", docsPage, { detail: { hide: true } })
     .use(healthRoutes(ctx))
     .use(authRoutes(ctx))

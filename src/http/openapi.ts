@@ -1,5 +1,8 @@
-// The OpenAPI 3.1 document, generated from the route schemas, at /api/openapi.json.
-import { openapi } from "@elysiajs/openapi";
+// The OpenAPI 3.1 document at /api/openapi.json, generated from the route schemas by @elysiajs/openapi's
+// generator and completed here: the generator drops the error responses declared in `detail.responses`
+// when a route also has success schemas, and cannot see the JSON media type behind our own body parser.
+import { Elysia } from "elysia";
+import { toOpenAPISchema } from "@elysiajs/openapi/openapi";
 import { z } from "zod";
 import { LIMITS_DESCRIPTION } from "./limits-description.ts";
 
@@ -18,20 +21,48 @@ USAGE_LIMIT_EXCEEDED 429, EXTERNAL_SERVICE_ERROR 503, INTERNAL_ERROR 500.
 
 ${LIMITS_DESCRIPTION}`;
 
-export function openapiPlugin(version: string) {
-  return openapi({
-    path: "/docs",
-    specPath: "/openapi.json",
-    provider: null,
-    mapJsonSchema: { zod: z.toJSONSchema },
-    documentation: {
-      openapi: "3.1.0",
-      info: { title: "Quarry API", version, description: DESCRIPTION },
-      components: {
-        securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API key (qk_…) or dashboard JWT" } },
-      },
-      security: [{ bearer: [] }],
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+interface RouteInfo {
+  method: string;
+  path: string;
+  hooks?: { body?: unknown; detail?: { responses?: Record<string, unknown>; security?: unknown[] } };
+}
+
+function toJsonSchema(schema: unknown): Json {
+  return z.toJSONSchema(schema as z.ZodType, { io: "input", unrepresentable: "any" });
+}
+
+function completeOperation(operation: Json, route: RouteInfo): void {
+  operation.responses = { ...(route.hooks?.detail?.responses ?? {}), ...operation.responses };
+  const body = route.hooks?.body;
+  const content = operation.requestBody?.content;
+  if (body && content && Object.keys(content).length === 0) {
+    content["application/json"] = { schema: toJsonSchema(body) };
+  }
+}
+
+function buildDocument(app: Elysia, version: string): Json {
+  const { paths, components } = toOpenAPISchema(app as never, undefined, undefined, { zod: toJsonSchema }, "3.1.0") as Json;
+  for (const route of (app as Json).getGlobalRoutes() as RouteInfo[]) {
+    const operation = paths[route.path.replace(/:([^/]+)/g, "{$1}")]?.[route.method.toLowerCase()];
+    if (operation) completeOperation(operation, route);
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Quarry API", version, description: DESCRIPTION },
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      ...components,
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API key (qk_…) or dashboard JWT" } },
     },
-    exclude: { paths: ["/api/docs", "/api/openapi.json"] },
-  });
+  };
+}
+
+export function openapiRoute(version: string) {
+  const plugin = new Elysia({ name: "quarry-openapi" });
+  let document: Json = null;
+  return plugin.get("/openapi.json", () => (document ??= buildDocument(plugin, version)), { detail: { hide: true } });
 }
