@@ -1,9 +1,12 @@
 #!/usr/bin/env bun
 // The quarry command: `quarry serve` (default), `quarry reindex`, `quarry accounts …`.
-import { loadConfig, ConfigError, CONFIG_HELP } from "./config.ts";
-import { startServer, VERSION } from "./server.ts";
+import { loadConfig, ConfigError, CONFIG_HELP, type Config } from "./config.ts";
 import { reindex } from "./cli/reindex.ts";
 import { accountsCommand, CliError } from "./cli/accounts.ts";
+import { prepareRuntime } from "./runtime/index.ts";
+import pkg from "../package.json" with { type: "json" };
+
+const VERSION = pkg.version;
 
 const USAGE = `Quarry ${VERSION} — self-hosted knowledge-base retrieval
 
@@ -17,8 +20,18 @@ Options (flag, or environment variable):
 ${CONFIG_HELP}
 `;
 
-async function serve(argv: string[]): Promise<void> {
+/** The configuration, with a compiled binary's embedded files unpacked before anything loads native code. */
+async function configure(argv: string[]): Promise<Config> {
   const config = loadConfig(process.env, argv);
+  await prepareRuntime(config.dataDir);
+  return config;
+}
+
+async function serve(argv: string[]): Promise<void> {
+  const config = await configure(argv);
+  // Imported only now: the server's modules load native addons (the document parsers' canvas), which in a
+  // compiled binary exist only once configure() has unpacked them.
+  const { startServer } = await import("./server.ts");
   const server = await startServer(config, { banner: true });
   let signals = 0;
   const shutdown = async (signal: string) => {
@@ -38,10 +51,10 @@ async function main(argv: string[]): Promise<void> {
     case "serve":
       return serve(rest);
     case "reindex":
-      await reindex(loadConfig(process.env, rest));
+      await reindex(await configure(rest));
       return;
     case "accounts":
-      console.log(accountsCommand(loadConfig(process.env, rest), rest));
+      console.log(accountsCommand(await configure(rest), rest));
       return;
     case "help":
     case "--help":

@@ -5,6 +5,7 @@
 // "ready"; then "job" → "done" as often as needed; "stop" asks the worker to finish or abandon its job
 // at the next checkpoint and exit.
 import type { FromWorker, ToWorker } from "./worker-protocol.ts";
+import { SHARE_ENV } from "node:worker_threads";
 
 export interface JobSource<Result> {
   /** The next job to run, or null when there is none. */
@@ -85,7 +86,7 @@ export class WorkerPool<Result> {
   private spawn(): void {
     // Bun's default is the environment the process started with; the compiled binary's native addon
     // loaders need what src/runtime set since (QUARRY_RUNTIME_DIR).
-    const worker = new Worker(this.options.workerUrl, { env: process.env });
+    const worker = new Worker(this.options.workerUrl, { env: SHARE_ENV });
     let markExited!: () => void;
     const slot: Slot = { worker, ready: false, job: null, exited: new Promise((resolve) => (markExited = resolve)) };
     this.slots.add(slot);

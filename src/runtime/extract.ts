@@ -1,0 +1,64 @@
+// Unpacks the files embedded under EMBEDDED_DIR into <data dir>/.runtime/<build id>/, once per build:
+// they are written to a private folder that is then renamed into place, so a folder under its final
+// name is always complete, and processes starting at the same time cannot see half-written files.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { BUILD_INFO_FILE, COMPRESSED_SUFFIX, EMBEDDED_DIR } from "./layout.ts";
+
+/** Folder names under .runtime that are unpackings in progress (or abandoned by a crash). */
+const PARTIAL_MARK = ".partial-";
+/** An unpacking folder older than this was abandoned; younger ones may belong to a process starting now. */
+const ABANDONED_AFTER_MS = 10 * 60 * 1000;
+
+/** The embedded runtime files by their path under EMBEDDED_DIR. */
+function embeddedRuntimeFiles(): Map<string, Blob> {
+  const prefix = `${EMBEDDED_DIR}/`;
+  const files = new Map<string, Blob>();
+  for (const file of Bun.embeddedFiles as ReadonlyArray<Blob & { name: string }>) {
+    if (file.name.startsWith(prefix)) files.set(file.name.slice(prefix.length), file);
+  }
+  return files;
+}
+
+/** Returns the folder holding the unpacked files of this build. */
+export async function extractEmbeddedRuntime(dataDir: string): Promise<string> {
+  const files = embeddedRuntimeFiles();
+  const buildInfo = files.get(BUILD_INFO_FILE);
+  if (!buildInfo) throw new Error(`This executable was built without its runtime files (${EMBEDDED_DIR}/${BUILD_INFO_FILE}); rebuild it with npm run build`);
+  const { id } = (await buildInfo.json()) as { id: string };
+  const root = join(dataDir, ".runtime");
+  const target = join(root, id);
+  if (existsSync(target)) return target;
+
+  mkdirSync(root, { recursive: true });
+  const partial = mkdtempSync(join(root, `${id}${PARTIAL_MARK}`));
+  try {
+    for (const [path, blob] of files) {
+      const compressed = path.endsWith(COMPRESSED_SUFFIX);
+      const destination = join(partial, compressed ? path.slice(0, -COMPRESSED_SUFFIX.length) : path);
+      mkdirSync(dirname(destination), { recursive: true });
+      await Bun.write(destination, compressed ? Bun.zstdDecompressSync(await blob.bytes()) : blob);
+    }
+    renameSync(partial, target);
+  } catch (error) {
+    rmSync(partial, { recursive: true, force: true });
+    // Another process unpacked the same build first: use its copy.
+    if (!existsSync(target)) throw error;
+  }
+  removeOtherBuilds(root, id);
+  return target;
+}
+
+/** Frees the space of earlier builds' files and of unpackings abandoned by a crash. */
+function removeOtherBuilds(root: string, currentId: string): void {
+  for (const name of readdirSync(root)) {
+    if (name === currentId) continue;
+    const path = join(root, name);
+    try {
+      if (name.includes(PARTIAL_MARK) && Date.now() - statSync(path).mtimeMs < ABANDONED_AFTER_MS) continue;
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Best effort: a folder that cannot be removed now is tried again at the next new build.
+    }
+  }
+}

@@ -1,0 +1,162 @@
+// The single executable: built by `npm run build` (or reused when newer than everything it is built
+// from), copied alone into an empty directory with no node_modules, started with a fresh data dir,
+// and driven over HTTP like a user would: health, signup, knowledge base, a text document and a
+// scanned PDF (pdfjs, Skia and Tesseract inside the binary) through the ingestion worker, shutdown.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { request, signup, waitForDocument, type TestServer } from "../helpers/server.ts";
+import { ensureFixtures } from "../fixtures.ts";
+import pkg from "../../package.json" with { type: "json" };
+
+const ROOT = resolve(import.meta.dir, "../..");
+const BUILT_BINARY = join(ROOT, "dist", "quarry");
+/** What the binary is built from: rebuilt when any of these is newer than dist/quarry. */
+const BUILD_INPUTS = ["src", "models", "scripts/build.ts", "package-lock.json"].map((path) => join(ROOT, path));
+
+function newestMtime(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
+}
+
+function ensureBinary(): void {
+  if (existsSync(BUILT_BINARY) && statSync(BUILT_BINARY).mtimeMs > Math.max(...BUILD_INPUTS.map(newestMtime))) return;
+  const build = Bun.spawnSync([process.execPath, "scripts/build.ts"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
+}
+
+interface RunningBinary {
+  url: string;
+  process: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  output: () => string;
+}
+
+/** Starts `<dir>/quarry serve` in `dir` on a free port with the data in <dir>/data; resolves once it listens. */
+async function startBinary(dir: string): Promise<RunningBinary> {
+  const child = Bun.spawn([join(dir, "quarry"), "serve"], {
+    cwd: dir,
+    // Only what a user's shell would have: nothing from this repository or the test run leaks in. Limits
+    // off: the test polls documents faster than a trial account may.
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: dir,
+      PORT: "0",
+      QUARRY_HOST: "127.0.0.1",
+      QUARRY_DATA_DIR: join(dir, "data"),
+      QUARRY_WORKERS: "1",
+      QUARRY_LIMITS: "off",
+    },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let output = "";
+  const decoder = new TextDecoder();
+  const collect = async (stream: ReadableStream<Uint8Array>) => {
+    const reader = stream.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) output += decoder.decode(read.value, { stream: true });
+  };
+  void collect(child.stdout);
+  void collect(child.stderr);
+  for (;;) {
+    const listening = output.match(/listening on (http:\/\/\S+?)\/api/);
+    if (listening) return { url: `${listening[1]}/api`, process: child, output: () => output };
+    if (child.exitCode !== null) throw new Error(`quarry exited with ${child.exitCode} before listening:\n${output}`);
+    await Bun.sleep(20);
+  }
+}
+
+/** The binary over HTTP, shaped like the in-process test server for the shared helpers (they only send requests). */
+function client(url: string): TestServer {
+  return { request: (method: string, path: string, options?: object) => request(url, method, path, options) } as TestServer;
+}
+
+async function stop(running: RunningBinary): Promise<number> {
+  running.process.kill("SIGTERM");
+  return running.process.exited;
+}
+
+let workDir: string;
+let dataDir: string;
+let running: RunningBinary;
+
+beforeAll(async () => {
+  ensureBinary();
+  workDir = mkdtempSync(join(tmpdir(), "quarry-binary-"));
+  dataDir = join(workDir, "data");
+  copyFileSync(BUILT_BINARY, join(workDir, "quarry"));
+  running = await startBinary(workDir);
+}, 180_000);
+
+afterAll(() => {
+  if (running?.process.exitCode === null) running.process.kill("SIGKILL");
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+describe("the compiled binary, alone in an empty directory", () => {
+  test("answers /api/health with the embedded default model", async () => {
+    const health = await request(running.url, "GET", "/health");
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: "ok", version: pkg.version, models: { embedding: { id: "use-lite", dimension: 512 } } });
+    expect(existsSync(join(workDir, "node_modules"))).toBe(false);
+  });
+
+  test("unpacks its native libraries and models into one folder next to the data", () => {
+    const builds = readdirSync(join(dataDir, ".runtime"));
+    expect(builds).toEqual([expect.stringMatching(new RegExp(`^${pkg.version}-[0-9a-f]{16}$`))]);
+    const unpacked = join(dataDir, ".runtime", builds[0]);
+    for (const file of ["lib/vec0.so", "lib/libonnxruntime.so.1", "lib/onnxruntime_binding.node", "models/use-lite/model.onnx"]) {
+      expect(existsSync(join(unpacked, file))).toBe(true);
+    }
+    // Native code is loaded from there, never from a temporary directory.
+    const mapped = readFileSync(`/proc/${running.process.pid}/maps`, "utf8");
+    expect(mapped).toContain(join(unpacked, "lib", "libonnxruntime.so.1"));
+    expect(mapped).toContain(join(unpacked, "lib", "vec0.so"));
+    expect(mapped).not.toMatch(/\.bun-[^/\n]*\.node/);
+  });
+
+  test("signup, knowledge base and a text document that the ingestion worker makes ready", async () => {
+    const api = client(running.url);
+    const account = await signup(api);
+    const kb = await api.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "Binary smoke test" } });
+    expect(kb.status).toBe(201);
+    const text = "Quarry ships as one executable. The harbour pilot boards incoming freighters at the outer buoy.";
+    const added = await api.request("POST", `/v1/knowledge-bases/${kb.body.data.id}/documents/text`, { token: account.apiKey, body: { text } });
+    expect(added.status).toBe(202);
+    const document = await waitForDocument(api, account.apiKey, kb.body.data.id, added.body.data.id);
+    expect(document).toMatchObject({ status: "ready", chunk_count: 1 });
+    const chunks = await api.request("GET", `/v1/knowledge-bases/${kb.body.data.id}/documents/${document.id}/chunks`, { token: account.apiKey });
+    expect(chunks.body.data[0].text).toBe(text);
+  }, 120_000);
+
+  test("a scanned PDF is rendered and read by OCR inside the binary", async () => {
+    const fixtures = await ensureFixtures();
+    const api = client(running.url);
+    const account = await signup(api);
+    const kb = await api.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "Scans" } });
+    const file = new File([readFileSync(join(fixtures.dir, "scanned.pdf"))], "scanned.pdf", { type: "application/pdf" });
+    const uploaded = await api.request("POST", `/v1/knowledge-bases/${kb.body.data.id}/documents`, { token: account.apiKey, form: { file } });
+    expect(uploaded.status).toBe(202);
+    const document = await waitForDocument(api, account.apiKey, kb.body.data.id, uploaded.body.data.id);
+    expect(document).toMatchObject({ status: "ready", page_count: 1 });
+    const chunks = await api.request("GET", `/v1/knowledge-bases/${kb.body.data.id}/documents/${document.id}/chunks`, { token: account.apiKey });
+    expect(chunks.body.data.map((chunk: { text: string }) => chunk.text).join(" ").toLowerCase()).toContain("lighthouse keeper logbook");
+  }, 120_000);
+
+  test("SIGTERM stops it cleanly with exit code 0", async () => {
+    expect(await stop(running)).toBe(0);
+    expect(running.output()).toContain("Stopped cleanly.");
+  }, 60_000);
+
+  test("a second start reuses the unpacked files and the data", async () => {
+    const before = readdirSync(join(dataDir, ".runtime")).map((name) => [name, statSync(join(dataDir, ".runtime", name)).mtimeMs]);
+    running = await startBinary(workDir);
+    const health = await request(running.url, "GET", "/health");
+    expect(health.status).toBe(200);
+    const after = readdirSync(join(dataDir, ".runtime")).map((name) => [name, statSync(join(dataDir, ".runtime", name)).mtimeMs]);
+    expect(after).toEqual(before);
+    expect(await stop(running)).toBe(0);
+  }, 120_000);
+});
