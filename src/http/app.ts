@@ -15,9 +15,10 @@ import { requestRoutes } from "./routes/requests.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { requestLogging } from "./request-log.ts";
 import { documentRoutes } from "./routes/documents.ts";
+import { searchRoutes } from "./routes/search.ts";
 
 export function createApp(ctx: AppContext) {
-  const v1 = new Elysia({ prefix: "/v1" }).use(accountRoutes(ctx)).use(knowledgeBaseRoutes(ctx)).use(documentRoutes(ctx)).use(usageRoutes(ctx)).use(requestRoutes(ctx));
+  const v1 = new Elysia({ prefix: "/v1" }).use(accountRoutes(ctx)).use(knowledgeBaseRoutes(ctx)).use(documentRoutes(ctx)).use(searchRoutes(ctx)).use(usageRoutes(ctx)).use(requestRoutes(ctx));
 
   return new Elysia({ prefix: "/api" })
     .onRequest(({ request, set }) => {

@@ -1,0 +1,144 @@
+// POST /v1/knowledge-bases/{kb_id}/search (service spec §4.4).
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { AppContext } from "../context.ts";
+import { authenticated } from "../auth.ts";
+import { requestState } from "../request-state.ts";
+import { Metadata, dataOf, errorResponses, prefixedId, V1_ERRORS } from "../schemas.ts";
+import { getKnowledgeBase } from "../../store/knowledge-bases.ts";
+import { chargeSearchQuery } from "../../billing/usage.ts";
+import { SearchService, SEARCH_MODES, HYBRID_SIDE_DEPTH } from "../../search/search.ts";
+import { filterIssues, OPERATORS, type MetadataFilter } from "../../search/filters.ts";
+import { KEYWORD_SCORE_MIDPOINT, RRF_K } from "../../search/scores.ts";
+import { RERANK_POOL_FACTOR, RERANK_POOL_MIN } from "../../search/rerank.ts";
+
+const Filter = z
+  .record(z.string(), z.unknown())
+  .superRefine((filter, ctx) => {
+    for (const issue of filterIssues(filter)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+  })
+  .describe(
+    `{metadata_key: {operator: value, …}, …}; every condition must hold. Operators: ${OPERATORS.join(", ")}. ` +
+      "Values compare by type (numbers with numbers, strings with strings, booleans with booleans); two ISO 8601 dates " +
+      "compare as instants (a date-time without an offset is UTC). $gt/$gte/$lt/$lte take a number or an ISO date; " +
+      "$in/$nin an array of at most 1000 strings, numbers or booleans. A metadata array matches $eq/$in when any element " +
+      "matches. $ne and $nin also match documents that lack the key; the other operators do not.",
+  );
+
+const SearchBody = z.object({
+  query: z.string().min(1).max(10_000).refine((q) => q.trim().length > 0, "must not be blank").describe("Natural-language query, 1–10,000 characters"),
+  top_k: z.number().int().min(1).max(50).default(10).describe("Results to return, 1–50"),
+  rerank: z.boolean().default(true).describe("Rerank with the cross-encoder when one is installed"),
+  filter: Filter.optional(),
+  score_threshold: z.number().min(0).max(1).optional().describe("Drop results whose final score (after reranking) is below this"),
+  include_metadata: z.boolean().default(true).describe("Include metadata and document_metadata in each result"),
+  mode: z.enum(SEARCH_MODES).default("vector"),
+  alpha: z.number().min(0).max(1).default(0.6).describe("Hybrid mode: weight of the vector side (0 keyword only … 1 vector only)"),
+  keyword_query: z
+    .string()
+    .min(1)
+    .max(10_000)
+    .optional()
+    .describe("Text for the keyword side in keyword and hybrid modes; defaults to query"),
+});
+
+const ResultSchema = z.object({
+  chunk_id: z.string(),
+  document_id: z.string(),
+  document_name: z.string(),
+  text: z.string(),
+  score: z.number().describe("Relevance 0–1, higher is more relevant; see the description for each mode"),
+  metadata: z
+    .object({
+      chunk_index: z.number().int(),
+      start_page: z.number().int().nullable(),
+      end_page: z.number().int().nullable(),
+      section_heading: z.string(),
+    })
+    .optional(),
+  document_metadata: Metadata.optional(),
+});
+
+const SearchResponseSchema = z.object({
+  query: z.string(),
+  results: z.array(ResultSchema),
+  usage: z.object({
+    embedding_tokens: z.number().int().describe("Tokens used to embed the query; 0 in keyword mode"),
+    rerank_applied: z.boolean().describe("false when reranking was not requested, no reranker is installed, or it failed or timed out"),
+    rerank_calls: z.number().int().describe("Calls made to the reranker (0 or 1)"),
+    chunks_searched: z.number().int().describe("Chunks of ready documents in the knowledge base that the filter lets through"),
+    search_mode: z.enum(SEARCH_MODES),
+  }),
+});
+
+const DESCRIPTION = `Searches the chunks of the knowledge base's **ready** documents (a document being processed or replaced is
+not searchable until it is ready again). Each call counts as one search query against the plan allowance (429
+USAGE_LIMIT_EXCEEDED with details {limit, current_usage, plan, requested} when it is used up), also when the embedding
+model then fails (503 EXTERNAL_SERVICE_ERROR).
+
+**Modes.** \`vector\` (default): the query is embedded and compared with every chunk by cosine similarity.
+\`keyword\`: BM25 (k1 = 1.2, b = 0.75) over stemmed English terms with stopwords removed; any text is accepted, query
+syntax characters are ignored, terms are ORed; no embedding call (embedding_tokens 0). A query with no searchable
+terms returns no results. \`keyword_query\` replaces the text of the keyword side. \`hybrid\`: both, fused by Reciprocal
+Rank Fusion (k = ${RRF_K}) over the best ${HYBRID_SIDE_DEPTH} chunks of each side, the vector side weighted by alpha
+and the keyword side by 1 − alpha.
+
+**Scores** are 0–1, higher is better, and a given raw relevance always maps to the same score within a mode:
+vector = cosine similarity (negatives as 0); keyword = s / (s + ${KEYWORD_SCORE_MIDPOINT}) for the BM25 score s;
+hybrid = (alpha/(${RRF_K} + vector rank) + (1 − alpha)/(${RRF_K} + keyword rank)) × ${RRF_K + 1}, so 1 means first on
+both sides; reranked = the cross-encoder's relevance probability. Scores of different modes are not comparable.
+
+**Reranking** (default on) applies when a cross-encoder is installed: the best max(${RERANK_POOL_MIN},
+${RERANK_POOL_FACTOR} × top_k) candidates are rescored and reordered. If it fails or exceeds the configured timeout
+(QUARRY_RERANK_TIMEOUT_MS, default 2000 ms) the first-stage results come back with rerank_applied false.
+score_threshold applies to the final score, after reranking.
+
+**Filters** narrow the search to chunks of documents whose metadata matches, before ranking: however selective the
+filter, top_k results come back whenever that many matching chunks exist.`;
+
+export function searchRoutes(ctx: AppContext) {
+  const service = new SearchService({ db: ctx.db, models: ctx.models, rerankTimeoutMs: ctx.config.rerankTimeoutMs });
+
+  return new Elysia({ prefix: "/knowledge-bases/:kb_id/search" })
+    .use(authenticated(ctx))
+    .post(
+      "",
+      async ({ request, params, body, principal }) => {
+        const state = requestState(request);
+        state.kbId = params.kb_id;
+        state.requestSummary = {
+          query: body.query.slice(0, 200),
+          top_k: body.top_k,
+          mode: body.mode,
+          rerank: body.rerank,
+          filter_keys: Object.keys(body.filter ?? {}),
+        };
+        getKnowledgeBase(ctx.db, principal.account.id, params.kb_id);
+        chargeSearchQuery(ctx.db, principal.account, ctx.clock.now(), ctx.config.limitsEnabled);
+        const data = await service.search(params.kb_id, {
+          query: body.query,
+          topK: body.top_k,
+          rerank: body.rerank,
+          filter: (body.filter as MetadataFilter | undefined) ?? null,
+          scoreThreshold: body.score_threshold ?? null,
+          includeMetadata: body.include_metadata,
+          mode: body.mode,
+          alpha: body.alpha,
+          keywordQuery: body.keyword_query ?? null,
+        });
+        state.responseSummary = { result_count: data.results.length };
+        return { data };
+      },
+      {
+        params: z.object({ kb_id: prefixedId("kb") }),
+        body: SearchBody,
+        response: { 200: dataOf(SearchResponseSchema) },
+        detail: {
+          summary: "Search a knowledge base",
+          description: DESCRIPTION,
+          tags: ["Search"],
+          responses: errorResponses(...V1_ERRORS, 404, 503),
+        },
+      },
+    );
+}

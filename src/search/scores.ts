@@ -1,0 +1,27 @@
+// How each mode's raw relevance becomes the 0–1 score returned (higher is better; the same raw value
+// always gives the same score). The route's OpenAPI description repeats these rules for users.
+
+/** BM25 score that maps to 0.5 in keyword mode: a strong match on one or two distinctive terms. */
+export const KEYWORD_SCORE_MIDPOINT = 10;
+
+/** Reciprocal Rank Fusion constant (Cormack et al. 2009). */
+export const RRF_K = 60;
+
+/** Vector mode: cosine similarity, negatives clamped to 0. */
+export function vectorScore(cosine: number): number {
+  return Math.min(1, Math.max(0, cosine));
+}
+
+/** Keyword mode: BM25 saturated as s / (s + 10), so 0 stays 0 and no score reaches 1. */
+export function keywordScore(bm25: number): number {
+  return bm25 <= 0 ? 0 : bm25 / (bm25 + KEYWORD_SCORE_MIDPOINT);
+}
+
+/**
+ * Hybrid mode: alpha/(60 + vector rank) + (1 − alpha)/(60 + keyword rank), ranks from 1, a side
+ * contributing 0 where it did not find the chunk; divided by its maximum, 1/61 (first on both sides).
+ */
+export function hybridScore(vectorRank: number | null, keywordRank: number | null, alpha: number): number {
+  const fused = (vectorRank === null ? 0 : alpha / (RRF_K + vectorRank)) + (keywordRank === null ? 0 : (1 - alpha) / (RRF_K + keywordRank));
+  return Math.min(1, fused * (RRF_K + 1));
+}

@@ -1,0 +1,152 @@
+// Search within one knowledge base (spec 4.4): retrieve by vector, keyword or both (fused), rerank the
+// best candidates when a reranker is installed, apply the score threshold, return top_k with metadata.
+import type { Db } from "../store/db.ts";
+import type { LoadedModels } from "../models/types.ts";
+import { QuarryError } from "../errors.ts";
+import { parseJsonObject } from "../store/json.ts";
+import { IndexCache } from "./index-cache.ts";
+import type { RowidHit } from "./kb-index.ts";
+import { compileFilter, type MetadataFilter } from "./filters.ts";
+import { fuseRankings } from "./fusion.ts";
+import { keywordScore, vectorScore } from "./scores.ts";
+import { rerankPool, rerankScores } from "./rerank.ts";
+import { loadChunkHits, type ChunkHit } from "./hits.ts";
+
+export const SEARCH_MODES = ["vector", "keyword", "hybrid"] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+
+/** In hybrid mode each side contributes at least this many ranked chunks to the fusion. */
+export const HYBRID_SIDE_DEPTH = 100;
+
+export interface SearchRequest {
+  query: string;
+  topK: number;
+  rerank: boolean;
+  filter: MetadataFilter | null;
+  scoreThreshold: number | null;
+  includeMetadata: boolean;
+  mode: SearchMode;
+  /** Weight of the vector side in hybrid mode (0 keyword only … 1 vector only). */
+  alpha: number;
+  /** Text for the keyword side in keyword and hybrid modes; the query when null. */
+  keywordQuery: string | null;
+}
+
+export interface SearchResult {
+  chunk_id: string;
+  document_id: string;
+  document_name: string;
+  text: string;
+  score: number;
+  metadata?: { chunk_index: number; start_page: number | null; end_page: number | null; section_heading: string };
+  document_metadata?: Record<string, unknown>;
+}
+
+export interface SearchUsage {
+  embedding_tokens: number;
+  rerank_applied: boolean;
+  rerank_calls: number;
+  chunks_searched: number;
+  search_mode: SearchMode;
+}
+
+export interface SearchResponse {
+  query: string;
+  results: SearchResult[];
+  usage: SearchUsage;
+}
+
+interface Candidate {
+  hit: ChunkHit;
+  score: number;
+}
+
+export interface SearchDeps {
+  db: Db;
+  models: LoadedModels;
+  rerankTimeoutMs: number;
+}
+
+export class SearchService {
+  private readonly indexes: IndexCache;
+
+  constructor(private readonly deps: SearchDeps) {
+    this.indexes = new IndexCache(deps.db, deps.models.embedder.dimension);
+  }
+
+  async search(kbId: string, request: SearchRequest): Promise<SearchResponse> {
+    const predicate = request.filter ? compileFilter(request.filter) : null;
+    const reranker = request.rerank ? this.deps.models.reranker : null;
+    const depth = reranker ? rerankPool(request.topK) : request.topK;
+    const sideDepth = request.mode === "hybrid" ? Math.max(depth, HYBRID_SIDE_DEPTH) : depth;
+    const usage: SearchUsage = { embedding_tokens: 0, rerank_applied: false, rerank_calls: 0, chunks_searched: 0, search_mode: request.mode };
+
+    // The query embedding runs on the model's threads while the keyword side runs here.
+    const embedding = request.mode === "keyword" ? null : this.embedQuery(request.query);
+    let keywordHits: RowidHit[] = [];
+    let vectorHits: RowidHit[] = [];
+    if (request.mode !== "vector") {
+      const index = this.indexes.get(kbId);
+      const scope = index.eligibility(predicate);
+      usage.chunks_searched = scope.count;
+      keywordHits = index.keywordSearch(request.keywordQuery ?? request.query, scope.mask, sideDepth);
+    }
+    if (embedding) {
+      const { vector, tokens } = await embedding;
+      usage.embedding_tokens = tokens;
+      const index = this.indexes.get(kbId);
+      const scope = index.eligibility(predicate);
+      usage.chunks_searched = scope.count;
+      vectorHits = index.vectorSearch(vector, scope.mask, sideDepth);
+    }
+
+    const ranked =
+      request.mode === "hybrid"
+        ? fuseRankings(vectorHits, keywordHits, request.alpha, depth)
+        : request.mode === "vector"
+          ? vectorHits.map((hit) => ({ rowid: hit.rowid, score: vectorScore(hit.score) }))
+          : keywordHits.map((hit) => ({ rowid: hit.rowid, score: keywordScore(hit.score) }));
+    const rows = loadChunkHits(this.deps.db, kbId, ranked.map((hit) => hit.rowid));
+    let candidates: Candidate[] = ranked.filter((h) => rows.has(h.rowid)).map((h) => ({ hit: rows.get(h.rowid)!, score: h.score }));
+
+    if (reranker && candidates.length > 0) {
+      const scores = await rerankScores(reranker, request.query, candidates.map((c) => c.hit.text), this.deps.rerankTimeoutMs);
+      if (scores) {
+        candidates = candidates.map((c, i) => ({ hit: c.hit, score: scores[i] })).sort((a, b) => b.score - a.score);
+        usage.rerank_applied = true;
+        usage.rerank_calls = 1;
+      }
+    }
+
+    const threshold = request.scoreThreshold;
+    const results = candidates
+      .filter((c) => threshold === null || c.score >= threshold)
+      .slice(0, request.topK)
+      .map((c) => toResult(c, request.includeMetadata));
+    return { query: request.query, results, usage };
+  }
+
+  private async embedQuery(query: string): Promise<{ vector: Float32Array; tokens: number }> {
+    try {
+      const { vectors, tokenCounts } = await this.deps.models.embedder.embed([query], "query");
+      return { vector: vectors[0], tokens: tokenCounts[0] };
+    } catch (error) {
+      throw new QuarryError("EXTERNAL_SERVICE_ERROR", `The embedding model could not embed the query: ${(error as Error).message}`);
+    }
+  }
+}
+
+function toResult({ hit, score }: Candidate, includeMetadata: boolean): SearchResult {
+  const result: SearchResult = {
+    chunk_id: hit.chunk_id,
+    document_id: hit.document_id,
+    document_name: hit.document_name,
+    text: hit.text,
+    score,
+  };
+  if (includeMetadata) {
+    result.metadata = { chunk_index: hit.chunk_index, start_page: hit.start_page, end_page: hit.end_page, section_heading: hit.section_heading };
+    result.document_metadata = parseJsonObject(hit.document_metadata);
+  }
+  return result;
+}

@@ -1,0 +1,219 @@
+// POST /v1/knowledge-bases/{kb_id}/search through the real API on real ingested documents.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { addDocs, createKb, docNames, search, searchRaw, TOPICS, type SearchKb } from "./search-helpers.ts";
+
+let server: TestServer;
+let kb: SearchKb;
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { QUARRY_LIMITS: "off" } });
+  kb = await createKb(server);
+  await addDocs(server, kb, TOPICS);
+});
+afterAll(() => server.stop());
+
+describe("each mode finds the obviously right chunk", () => {
+  const cases = [
+    ["volcano", "lava and ash from an erupting volcano"],
+    ["baking", "how do I bake sourdough bread"],
+    ["football", "who scored the late goal in the football match"],
+    ["photosynthesis", "how do plants turn sunlight into glucose"],
+    ["tax", "when are income tax returns due"],
+  ] as const;
+  for (const mode of ["vector", "keyword", "hybrid"] as const) {
+    test(mode, async () => {
+      for (const [expected, query] of cases) {
+        const data = await search(server, kb, { query, mode });
+        expect(docNames(kb, data.results)[0]).toBe(expected);
+        expect(data.usage.search_mode).toBe(mode);
+      }
+    });
+  }
+});
+
+test("defaults: vector mode, top_k 10, metadata included, no reranker installed", async () => {
+  const data = await search(server, kb, { query: "volcano eruption" });
+  expect(data.query).toBe("volcano eruption");
+  expect(data.results).toHaveLength(TOPICS.length);
+  expect(data.usage).toEqual({
+    embedding_tokens: expect.any(Number),
+    rerank_applied: false,
+    rerank_calls: 0,
+    chunks_searched: TOPICS.length,
+    search_mode: "vector",
+  });
+  expect(data.usage.embedding_tokens).toBeGreaterThan(0);
+  const [top] = data.results;
+  expect(top).toEqual({
+    chunk_id: expect.stringMatching(/^chk_/),
+    document_id: kb.docs.volcano,
+    document_name: "volcano",
+    text: TOPICS[0].text,
+    score: expect.any(Number),
+    metadata: { chunk_index: 0, start_page: null, end_page: 1, section_heading: expect.any(String) },
+    document_metadata: TOPICS[0].metadata,
+  });
+});
+
+test("results are ranked by score, every score in [0, 1], in every mode", async () => {
+  for (const mode of ["vector", "keyword", "hybrid"]) {
+    const data = await search(server, kb, { query: "water crust oven plants tax goal", mode, top_k: 50 });
+    const scores = data.results.map((r) => r.score);
+    expect(scores.length).toBeGreaterThan(1);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    for (const s of scores) expect(s >= 0 && s <= 1).toBe(true);
+  }
+});
+
+test("top_k limits the results; include_metadata false leaves metadata out", async () => {
+  const data = await search(server, kb, { query: "bread", top_k: 2, include_metadata: false });
+  expect(data.results).toHaveLength(2);
+  for (const r of data.results) {
+    expect(r).not.toHaveProperty("metadata");
+    expect(r).not.toHaveProperty("document_metadata");
+  }
+});
+
+test("keyword mode makes no embedding call; its scores are BM25 mapped by s/(s+10)", async () => {
+  const data = await search(server, kb, { query: "sourdough starter", mode: "keyword" });
+  expect(data.usage.embedding_tokens).toBe(0);
+  expect(docNames(kb, data.results)).toEqual(["baking"]);
+  expect(data.results[0].score).toBeGreaterThan(0);
+  expect(data.results[0].score).toBeLessThan(1);
+});
+
+test("keyword search stems and ignores case and diacritics", async () => {
+  const data = await search(server, kb, { query: "ERUPTING Volcáno", mode: "keyword" });
+  expect(docNames(kb, data.results)).toEqual(["volcano"]);
+});
+
+test("hybrid: a chunk first on both sides scores 1; alpha 0 and 1 follow one side", async () => {
+  const both = await search(server, kb, { query: "sourdough bread dough oven", mode: "hybrid" });
+  expect(docNames(kb, both.results)[0]).toBe("baking");
+  expect(both.results[0].score).toBeCloseTo(1, 10);
+  const keywordOnly = await search(server, kb, { query: "sourdough", mode: "hybrid", alpha: 0 });
+  expect(docNames(kb, keywordOnly.results)).toEqual(["baking"]);
+  const vectorOnly = await search(server, kb, { query: "sourdough", mode: "hybrid", alpha: 1 });
+  expect(vectorOnly.results).toHaveLength(TOPICS.length);
+  expect(vectorOnly.usage.embedding_tokens).toBeGreaterThan(0);
+});
+
+test("keyword_query replaces the keyword side's text", async () => {
+  const data = await search(server, kb, { query: "something about baking", keyword_query: "header corner kick", mode: "keyword" });
+  expect(data.query).toBe("something about baking");
+  expect(docNames(kb, data.results)).toEqual(["football"]);
+  const hybrid = await search(server, kb, { query: "goal striker", keyword_query: "chloroplasts", mode: "hybrid", alpha: 0.2 });
+  expect(docNames(kb, hybrid.results)[0]).toBe("photosynthesis");
+});
+
+test("score_threshold drops results below it", async () => {
+  for (const mode of ["vector", "keyword", "hybrid"]) {
+    const all = await search(server, kb, { query: "volcano lava magma", mode });
+    const cut = all.results[0].score;
+    const kept = await search(server, kb, { query: "volcano lava magma", mode, score_threshold: cut });
+    expect(kept.results.map((r) => r.chunk_id)).toEqual(all.results.filter((r) => r.score >= cut).map((r) => r.chunk_id));
+    expect(kept.results.length).toBeGreaterThanOrEqual(1);
+    const none = await search(server, kb, { query: "volcano lava magma", mode, score_threshold: 1 });
+    expect(none.results.every((r) => r.score >= 1)).toBe(true);
+  }
+});
+
+test("hostile keyword queries never fail", async () => {
+  const hostile = [
+    '"unbalanced quote',
+    "volcano*",
+    "-volcano",
+    "NEAR(volcano lava)",
+    "text: volcano",
+    "((( volcano",
+    "volcano AND OR NOT",
+    "^volcano + {lava}",
+    "火山 噴火",
+    "вулкан",
+    "🌋🔥",
+    "'; DROP TABLE chunks; --",
+    "\u0000\u0001",
+    "***",
+  ];
+  for (const query of hostile) {
+    for (const mode of ["keyword", "hybrid"]) {
+      const res = await searchRaw(server, kb, { query, mode });
+      expect(res.status).toBe(200);
+    }
+  }
+  const quoted = await search(server, kb, { query: '"volcano" NEAR lava*', mode: "keyword" });
+  expect(docNames(kb, quoted.results)).toEqual(["volcano"]);
+});
+
+test("a query with no searchable terms returns no keyword results", async () => {
+  for (const query of ["the of and", "!!! ???", "🌋"]) {
+    const data = await search(server, kb, { query, mode: "keyword" });
+    expect(data.results).toEqual([]);
+  }
+});
+
+describe("validation", () => {
+  const invalid: [unknown, string][] = [
+    [{}, "query"],
+    [{ query: "" }, "query"],
+    [{ query: "   " }, "query"],
+    [{ query: "x".repeat(10_001) }, "query"],
+    [{ query: "x", top_k: 0 }, "top_k"],
+    [{ query: "x", top_k: 51 }, "top_k"],
+    [{ query: "x", top_k: 2.5 }, "top_k"],
+    [{ query: "x", mode: "semantic" }, "mode"],
+    [{ query: "x", alpha: 1.5 }, "alpha"],
+    [{ query: "x", alpha: -0.1 }, "alpha"],
+    [{ query: "x", score_threshold: 2 }, "score_threshold"],
+    [{ query: "x", rerank: "yes" }, "rerank"],
+    [{ query: "x", include_metadata: 1 }, "include_metadata"],
+    [{ query: "x", keyword_query: "" }, "keyword_query"],
+    [{ query: "x", filter: "topic" }, "filter"],
+  ];
+  for (const [body, field] of invalid) {
+    test(`${JSON.stringify(body).slice(0, 60)} → 400 at ${field}`, async () => {
+      const res = await searchRaw(server, kb, body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("VALIDATION_ERROR");
+      expect(res.body.error.details.issues.map((i: { path: string[] }) => i.path[0])).toContain(field);
+    });
+  }
+
+  test("boundaries are accepted", async () => {
+    for (const body of [
+      { query: "x".repeat(10_000), top_k: 50 },
+      { query: "x", top_k: 1, alpha: 0, score_threshold: 0 },
+      { query: "x", alpha: 1, score_threshold: 1, mode: "hybrid" },
+    ]) {
+      expect((await searchRaw(server, kb, body)).status).toBe(200);
+    }
+  });
+
+  test("a knowledge base of another account, or none, is 404; bad ids are 400", async () => {
+    const other = await createKb(server);
+    const res = await server.request("POST", `/v1/knowledge-bases/${other.kbId}/search`, { token: kb.account.apiKey, body: { query: "x" } });
+    expect(res.status).toBe(404);
+    expect(res.body.error.message).toBe(`Knowledge base not found: ${other.kbId}`);
+    const bad = await server.request("POST", "/v1/knowledge-bases/nope/search", { token: kb.account.apiKey, body: { query: "x" } });
+    expect(bad.status).toBe(400);
+    const anonymous = await server.request("POST", `/v1/knowledge-bases/${kb.kbId}/search`, { body: { query: "x" } });
+    expect(anonymous.status).toBe(401);
+  });
+});
+
+test("the embedding model failing is 503 EXTERNAL_SERVICE_ERROR; keyword mode does not need it", async () => {
+  const embedder = server.server.ctx.models.embedder;
+  const embed = embedder.embed;
+  embedder.embed = () => Promise.reject(new Error("model crashed"));
+  try {
+    for (const mode of ["vector", "hybrid"]) {
+      const res = await searchRaw(server, kb, { query: "volcano", mode });
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe("EXTERNAL_SERVICE_ERROR");
+    }
+    expect((await searchRaw(server, kb, { query: "volcano", mode: "keyword" })).status).toBe(200);
+  } finally {
+    embedder.embed = embed;
+  }
+});
