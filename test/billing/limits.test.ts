@@ -33,11 +33,16 @@ async function accountWithKb() {
   return { account, calls, kbId: kb.id as string };
 }
 
-/** A PDF of n nearly empty pages: n metered pages for very little text to embed. */
+const TOPICS = ["apples", "rivers", "copper", "violins", "glaciers", "lanterns", "orchids", "harbors", "meteors", "saddles"];
+const THEMES = ["tariffs", "mosaics", "engines", "ferns", "ballads", "comets", "quarries", "pillows", "tunnels", "wagons", "bridges"];
+
+/** A PDF of n pages (n ≤ 110) with one short, different line each: n metered pages, little text to embed. */
 async function pdfWithPages(n: number): Promise<File> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
-  for (let i = 1; i <= n; i++) pdf.addPage([200, 200]).drawText(`page ${i}`, { x: 20, y: 100, size: 12, font });
+  for (let i = 0; i < n; i++) {
+    pdf.addPage([400, 200]).drawText(`Notes on ${TOPICS[i % 10]} and ${THEMES[Math.floor(i / 10)]}.`, { x: 20, y: 100, size: 12, font });
+  }
   return new File([new Uint8Array(await pdf.save())], `pages-${n}.pdf`, { type: "application/pdf" });
 }
 
