@@ -1,7 +1,7 @@
 // The request history through the real HTTP API: every request recorded with the real status, filters,
 // pagination, account isolation, secrets kept out, 30-day retention.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ManualClock, signup, startTestServer, type TestAccount, type TestServer } from "../helpers/server.ts";
+import { ManualClock, signup, startTestServer, waitForDocument, type TestAccount, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
 const clock = new ManualClock(new Date("2026-03-10T12:00:00.000Z"));
@@ -199,6 +199,40 @@ describe("secrets never reach the history", () => {
     expect(dashboard.body.data[0]).toMatchObject({ status_code: 200, request_summary: {}, response_summary: {} });
     const apiCalls = (await server.request("GET", "/v1/requests", { token: newKey })).body.data;
     expect(apiCalls[0].request_summary).toEqual({ name: "kb", metadata_keys: ["secret_value"] });
+  });
+});
+
+describe("knowledge-base scoped requests", () => {
+  test("uploads, text ingestion and searches carry their kb_id and summaries, never the content", async () => {
+    const account = await signup(server);
+    const kbId = (await createKb(account, { name: "docs" })).body.data.id;
+    const secretText = "The vault combination is 31-41-59 and nobody may know it.";
+    const doc = await server.request("POST", `/v1/knowledge-bases/${kbId}/documents/text`, {
+      token: account.apiKey,
+      body: { text: secretText, name: "vault.txt", metadata: { owner: "ops" } },
+    });
+    await waitForDocument(server, account.apiKey, kbId, doc.body.data.id);
+    const upload = await server.request("POST", `/v1/knowledge-bases/${kbId}/documents`, {
+      token: account.apiKey,
+      form: { file: new File([secretText], "copy.md") },
+    });
+    const search = await server.request("POST", `/v1/knowledge-bases/${kbId}/search`, {
+      token: account.apiKey,
+      body: { query: "vault combination", top_k: 3, mode: "keyword", filter: { owner: { $eq: "ops" } } },
+    });
+    expect(search.status).toBe(200);
+
+    const entries = (await list(account, `?kb_id=${kbId}&method=POST`)).body.data;
+    const byId = (res: { headers: Headers }) => entries.find((e: any) => e.id === res.headers.get("x-request-id"));
+    expect(byId(search)).toMatchObject({
+      kb_id: kbId,
+      request_summary: { query: "vault combination", top_k: 3, mode: "keyword", filter_keys: ["owner"] },
+      response_summary: { result_count: search.body.data.results.length },
+    });
+    expect(byId(doc)).toMatchObject({ status_code: 202, request_summary: { name: "vault.txt", text_length: secretText.length, metadata_keys: ["owner"] } });
+    expect(byId(upload)).toMatchObject({ status_code: 202, request_summary: { file_name: "copy.md", file_size_bytes: secretText.length } });
+    await server.server.ctx.requestLog.flushPending();
+    expect(JSON.stringify(server.server.ctx.db.query("SELECT * FROM request_log").all())).not.toContain("31-41-59");
   });
 });
 
