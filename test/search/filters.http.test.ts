@@ -1,0 +1,138 @@
+// Metadata filters (spec 4.4.1) through the real API: every operator, missing keys, dates, validation
+// paths, and a selective filter that must still fill top_k.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { addDocs, createKb, docNames, search, searchRaw, TOPICS, type SearchKb } from "./search-helpers.ts";
+
+let server: TestServer;
+let kb: SearchKb;
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { QUARRY_LIMITS: "off" } });
+  kb = await createKb(server);
+  await addDocs(server, kb, TOPICS);
+});
+afterAll(() => server.stop());
+
+/** Names of the documents a filter lets through, in every mode, sorted. */
+async function matching(filter: Record<string, unknown>): Promise<string[]> {
+  const perMode = await Promise.all(
+    ["vector", "keyword", "hybrid"].map(async (mode) => {
+      const data = await search(server, kb, { query: "the water crust oven plants tax goal sunlight magma", mode, top_k: 50, filter });
+      if (mode !== "keyword") expect(data.usage.chunks_searched).toBe(data.results.length);
+      return docNames(kb, data.results).sort();
+    }),
+  );
+  expect(perMode[0]).toEqual(perMode[2]);
+  return perMode[0];
+}
+
+describe("operators", () => {
+  const cases: [string, Record<string, unknown>, string[]][] = [
+    ["$eq string", { topic: { $eq: "cooking" } }, ["baking"]],
+    ["$eq number (type-strict: the string \"2023\" is not 2023)", { year: { $eq: 2023 } }, []],
+    ["$eq on a string value", { year: { $eq: "2023" } }, ["tax"]],
+    ["$eq boolean", { featured: { $eq: true } }, ["photosynthesis", "volcano"]],
+    ["$eq matches an element of an array value", { tags: { $eq: "team" } }, ["football"]],
+    ["$ne also matches documents without the key", { featured: { $ne: true } }, ["baking", "football", "tax"]],
+    ["$gt number", { year: { $gt: 2020 } }, ["baking", "football"]],
+    ["$gte number", { year: { $gte: 2020 } }, ["baking", "football", "photosynthesis"]],
+    ["$lt number", { year: { $lt: 2020 } }, ["volcano"]],
+    ["$lte number", { year: { $lte: 2020 } }, ["photosynthesis", "volcano"]],
+    ["$in", { topic: { $in: ["sports", "biology", "nothing"] } }, ["football", "photosynthesis"]],
+    ["$in with an array value", { tags: { $in: ["hazard", "food"] } }, ["baking", "volcano"]],
+    ["$nin also matches documents without the key", { tags: { $nin: ["food", "ball"] } }, ["photosynthesis", "tax", "volcano"]],
+    ["$in of nothing matches nothing", { topic: { $in: [] } }, []],
+    ["range operators skip missing keys", { featured: { $gte: 0 } }, []],
+    ["keys are ANDed", { year: { $gte: 2019 }, featured: { $eq: true } }, ["photosynthesis", "volcano"]],
+    ["operators on one key are ANDed", { year: { $gt: 2019, $lt: 2022 } }, ["baking", "photosynthesis"]],
+    ["an unknown key matches only negations", { colour: { $ne: "red" } }, ["baking", "football", "photosynthesis", "tax", "volcano"]],
+  ];
+  for (const [name, filter, expected] of cases) {
+    test(name, async () => {
+      expect(await matching(filter)).toEqual(expected);
+    });
+  }
+});
+
+describe("ISO dates compare as dates", () => {
+  const cases: [Record<string, unknown>, string[]][] = [
+    [{ published: { $gte: "2021-01-01" } }, ["baking", "football"]],
+    [{ published: { $lt: "2020-05-05T00:00:01Z" } }, ["photosynthesis", "volcano"]],
+    [{ published: { $gt: "2021-07-15T11:00:00+02:00" } }, ["baking", "football"]],
+    [{ published: { $lt: "2021-07-15T09:59:59Z" } }, ["photosynthesis", "volcano"]],
+    [{ published: { $eq: "2019-03-01T00:00:00Z" } }, ["volcano"]],
+    [{ published: { $eq: "2019-03-01T00:00:00.000" } }, ["volcano"]],
+    [{ published: { $in: ["2022-11-20T00:00:00Z", "2000-01-01"] } }, ["football"]],
+    [{ published: { $gte: "1900-01-01", $lte: "2100-01-01" } }, ["baking", "football", "photosynthesis", "volcano"]],
+  ];
+  for (const [filter, expected] of cases) {
+    test(JSON.stringify(filter), async () => {
+      expect(await matching(filter)).toEqual(expected);
+    });
+  }
+});
+
+test("invalid filters are 400 VALIDATION_ERROR with the path of each offending part", async () => {
+  const cases: [unknown, (string | number)[][]][] = [
+    [{ year: { $gt: true } }, [["filter", "year", "$gt"]]],
+    [{ year: { $regex: "x" } }, [["filter", "year", "$regex"]]],
+    [{ year: 2020 }, [["filter", "year"]]],
+    [{ year: {} }, [["filter", "year"]]],
+    [{ year: [1, 2] }, [["filter", "year"]]],
+    [{ topic: { $in: "cooking" } }, [["filter", "topic", "$in"]]],
+    [{ topic: { $nin: [1, { a: 1 }] } }, [["filter", "topic", "$nin", 1]]],
+    [{ topic: { $eq: null } }, [["filter", "topic", "$eq"]]],
+    [{ topic: { $eq: { nested: 1 } } }, [["filter", "topic", "$eq"]]],
+    [{ published: { $lt: "last tuesday" } }, [["filter", "published", "$lt"]]],
+    [{ published: { $lt: "2021-13-45" } }, [["filter", "published", "$lt"]]],
+    [
+      { a: { $gt: "x", $or: 1 }, b: "c" },
+      [["filter", "a", "$gt"], ["filter", "a", "$or"], ["filter", "b"]],
+    ],
+    [{ $or: [{ a: { $eq: 1 } }] }, [["filter", "$or"]]],
+  ];
+  for (const [filter, paths] of cases) {
+    const res = await searchRaw(server, kb, { query: "volcano", filter });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_ERROR");
+    expect(res.body.error.details.issues.map((i: { path: unknown[] }) => i.path)).toEqual(paths);
+  }
+});
+
+test("a filter matching 1 % of the chunks still returns top_k, in every mode", async () => {
+  const big = await createKb(server);
+  const sentence = (i: number) =>
+    `Report ${i}: volcanic eruptions, magma chambers and lava flows were measured at station ${i}, with ash columns rising over the crater. `;
+  const filler = Array.from({ length: 10 }, (_, d) => ({
+    name: `filler-${d}`,
+    text: Array.from({ length: 60 }, (_, i) => sentence(d * 100 + i)).join("\n\n"),
+    metadata: { shelf: "common" },
+  }));
+  const rare = { name: "rare", text: "Gardening notes: tomatoes need sun.\n\nWater the basil daily.\n\nRoses like clay soil.", metadata: { shelf: "rare" } };
+  await addDocs(server, big, [...filler, rare]);
+  const all = await search(server, big, { query: "volcano", mode: "keyword", top_k: 1 });
+  const rareChunks = (await server.request("GET", `/v1/knowledge-bases/${big.kbId}/documents/${big.docs.rare}/chunks`, { token: big.account.apiKey })).body.data.length;
+  expect(rareChunks).toBeGreaterThanOrEqual(1);
+  expect(rareChunks / all.usage.chunks_searched).toBeLessThanOrEqual(0.02);
+  for (const mode of ["vector", "keyword", "hybrid"]) {
+    const data = await search(server, big, { query: "volcanic eruption lava magma ash crater", mode, top_k: rareChunks, filter: { shelf: { $eq: "rare" } } });
+    expect(data.usage.chunks_searched).toBe(rareChunks);
+    if (mode === "keyword") continue; // the rare document shares no term with the query
+    expect(data.results).toHaveLength(rareChunks);
+    expect(new Set(data.results.map((r) => r.document_id))).toEqual(new Set([big.docs.rare]));
+  }
+  const keyword = await search(server, big, { query: "volcanic basil", mode: "keyword", top_k: 1, filter: { shelf: { $eq: "rare" } } });
+  expect(docNames(big, keyword.results)).toEqual(["rare"]);
+});
+
+test("metadata changes (PATCH) apply to the next search", async () => {
+  const res = await server.request("PATCH", `/v1/knowledge-bases/${kb.kbId}/documents/${kb.docs.tax}`, {
+    token: kb.account.apiKey,
+    body: { metadata: { ...TOPICS[4].metadata, topic: "money" } },
+  });
+  expect(res.status).toBe(200);
+  expect(await matching({ topic: { $eq: "money" } })).toEqual(["tax"]);
+  const data = await search(server, kb, { query: "income tax", filter: { topic: { $eq: "money" } } });
+  expect(data.results[0].document_metadata.topic).toBe("money");
+});
