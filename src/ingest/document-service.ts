@@ -108,8 +108,7 @@ export class DocumentService {
       throw error;
     }
     if (previousPath) this.removeStored(previousPath);
-    this.deps.queued();
-    return getDocument(db, kbId, id);
+    return this.queued(kbId, id);
   }
 
   /** Replaces the metadata; the document is not processed again. */
@@ -149,8 +148,14 @@ export class DocumentService {
       this.deps.files.removeDocument(kbId, id);
       throw error;
     }
+    return this.queued(kbId, id);
+  }
+
+  /** The document as accepted (pending), read before a worker can pick it up; then the workers are woken. */
+  private queued(kbId: string, id: string): Document {
+    const document = getDocument(this.deps.db, kbId, id);
     this.deps.queued();
-    return getDocument(db, kbId, id);
+    return document;
   }
 
   /** Trial still running, page allowance not used up, and room for the documents and bytes (spec 8.1). */

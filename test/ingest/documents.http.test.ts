@@ -82,6 +82,23 @@ describe("POST /documents (upload)", () => {
   });
 });
 
+describe("request history", () => {
+  test("records the file's name, size and type (never its contents) and the document's status", async () => {
+    const ws = await workspace(server);
+    const res = await upload(server, ws, text("minutes.txt", "secret words of the meeting"), '{"team":"ops"}');
+    const textRes = await addText(server, ws, { text: "more secret words", name: "t.txt" });
+    server.server.ctx.requestLog.flush();
+    const entry = async (id: string) => (await server.request("GET", `/v1/requests/${id}`, { token: ws.account.apiKey })).body.data;
+    const logged = await entry(res.headers.get("x-request-id")!);
+    expect(logged.kb_id).toBe(ws.kbId);
+    expect(logged.request_summary).toEqual({ file_name: "minutes.txt", file_size_bytes: 27, file_type: "txt", metadata_keys: ["team"] });
+    expect(logged.response_summary).toEqual({ document_id: res.body.data.id, status: "pending" });
+    const loggedText = await entry(textRes.headers.get("x-request-id")!);
+    expect(loggedText.request_summary).toEqual({ name: "t.txt", file_type: "txt", file_size_bytes: 17, text_length: 17, metadata_keys: [] });
+    expect(JSON.stringify([logged, loggedText])).not.toContain("secret");
+  });
+});
+
 describe("GET /documents", () => {
   test("lists newest first with cursor pagination (default 20, max 100) and a status filter", async () => {
     const ws = await workspace(server);

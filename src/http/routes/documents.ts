@@ -43,11 +43,14 @@ export const ChunkSchema = z.object({
 
 const FILE_RULES = `Allowed extensions (case-insensitive): ${SUPPORTED_TYPES.join(", ")}; at most ${MAX_FILE_BYTES} bytes (50 MB).`;
 
-const UploadBody = z.object({
-  file: z.file({ error: 'is required: send the document as the multipart form field "file"' }).describe(FILE_RULES),
-  // Elysia already turns form fields that hold JSON into values, so this is checked in the handler.
-  metadata: z.unknown().optional().meta({ type: "string", description: 'A JSON object as a string, e.g. {"team":"support"}' }),
-});
+const UploadBody = z.object(
+  {
+    file: z.file({ error: 'is required: send the document as the multipart form field "file"' }).describe(FILE_RULES),
+    // Elysia already turns form fields that hold JSON into values, so this is checked in the handler.
+    metadata: z.unknown().optional().meta({ type: "string", description: 'A JSON object as a string, e.g. {"team":"support"}' }),
+  },
+  { error: 'must be a multipart/form-data body with the document in the field "file"' },
+);
 
 const TextBody = z.object({
   text: z.string().min(1).max(10_000_000),
@@ -65,16 +68,19 @@ const DocParams = KbParams.extend({ doc_id: prefixedId("doc") });
 const tags = ["Documents"];
 
 /** Route options shared by upload and replacement. */
-const MULTIPART_UPLOAD = { type: "multipart/form-data", body: UploadBody, response: { 202: dataOf(DocumentSchema) } } as const;
+const MULTIPART_UPLOAD = { parse: "formdata", body: UploadBody, response: { 202: dataOf(DocumentSchema) } } as const;
 
 /** The upload as the service takes it; the request log gets what was sent, never the contents. */
 function uploadInput(request: Request, body: z.infer<typeof UploadBody>): UploadInput {
-  requestState(request).requestSummary = {
+  const summary: Record<string, unknown> = {
     file_name: body.file.name,
     file_size_bytes: body.file.size,
     file_type: /\.([^.]+)$/.exec(body.file.name)?.[1]?.toLowerCase() ?? null,
   };
-  return { file: body.file, metadata: parseMetadataField(body.metadata) };
+  requestState(request).requestSummary = summary;
+  const metadata = parseMetadataField(body.metadata);
+  if (metadata) summary.metadata_keys = Object.keys(metadata);
+  return { file: body.file, metadata };
 }
 
 function accepted(request: Request, set: { status?: number | string }, document: Document) {
@@ -121,6 +127,7 @@ export function documentRoutes(ctx: AppContext) {
         requestState(request).requestSummary = {
           name: body.name ?? null,
           file_type: "txt",
+          file_size_bytes: Buffer.byteLength(body.text),
           text_length: body.text.length,
           metadata_keys: Object.keys(body.metadata ?? {}),
         };
