@@ -46,7 +46,9 @@ async function serve(argv: string[]): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const [command = "serve", ...rest] = argv[0]?.startsWith("-") ? ["serve", ...argv] : argv;
+  // Options without a command are serve's, except the help and version flags, which are commands.
+  const isCommand = !argv[0]?.startsWith("-") || ["--help", "-h", "--version"].includes(argv[0]);
+  const [command = "serve", ...rest] = isCommand ? argv : ["serve", ...argv];
   switch (command) {
     case "serve":
       return serve(rest);

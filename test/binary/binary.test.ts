@@ -145,6 +145,12 @@ describe("the compiled binary, alone in an empty directory", () => {
     expect(chunks.body.data.map((chunk: { text: string }) => chunk.text).join(" ").toLowerCase()).toContain("lighthouse keeper logbook");
   }, 120_000);
 
+  test("`quarry --version` prints the version and exits", () => {
+    const run = Bun.spawnSync([join(workDir, "quarry"), "--version"], { cwd: workDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout.toString().trim()).toBe(pkg.version);
+  });
+
   test("SIGTERM stops it cleanly with exit code 0", async () => {
     expect(await stop(running)).toBe(0);
     expect(running.output()).toContain("Stopped cleanly.");
