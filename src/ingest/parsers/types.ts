@@ -1,6 +1,10 @@
 // What every parser produces: text in reading order, tagged with page and heading.
 
 export interface ParsedSection {
+  /**
+   * Paragraphs separated by blank lines; single newlines are meaningful line breaks (table rows,
+   * list items). Empty for a heading that has no text of its own before the next heading.
+   */
   text: string;
   /** 1-based page (pdf page, slide, sheet, image frame); null for text-only formats. */
   page: number | null;
@@ -19,4 +23,9 @@ export interface ParsedDocument {
 /** A parse failure whose message is safe and useful to show the user as error_detail. */
 export class ParseError extends Error {
   override name = "ParseError";
+}
+
+/** `error` if it already is a ParseError, otherwise a ParseError with `message` (a library failure on bad input). */
+export function asParseError(error: unknown, message: string): ParseError {
+  return error instanceof ParseError ? error : new ParseError(message);
 }

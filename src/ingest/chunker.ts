@@ -1,0 +1,211 @@
+import type { ParsedDocument } from "./parsers/types.ts";
+
+// Splits a parsed document into chunks for embedding and keyword search.
+//
+// The document becomes a stream of units: heading lines, then sentences (lines, for tables and
+// lists), and word runs for sentences too long to fit a chunk. Each unit is counted once, and
+// chunks are packed from units by summing their counts. Rules:
+// - A heading starts a new chunk, unless the chunk so far is under minTokens: small sections
+//   are merged with what follows (a chunk's sectionHeading is the heading in force where it starts).
+// - A change of section metadata (another slide or sheet) always starts a new chunk.
+// - Otherwise a chunk grows to targetTokens (never beyond maxTokens). When it stops inside a
+//   paragraph and a paragraph boundary lies past minTokens, it ends at that boundary instead.
+// - Consecutive chunks of the same section overlap by about overlapRatio of the earlier chunk:
+//   its last whole sentences, or its last words when one sentence is longer than that.
+// Words are never split, except a single "word" longer than maxTokens (a URL or base64 blob).
+
+export interface ChunkDraft {
+  text: string;
+  chunkIndex: number;
+  /** Null for text formats (the caller decides how to present that). */
+  startPage: number | null;
+  endPage: number | null;
+  sectionHeading: string;
+  tokenCount: number;
+  /** Section metadata, e.g. { sheet: "Q1" } or { slide: 3 }. */
+  metadata: Record<string, unknown>;
+}
+
+export interface ChunkOptions {
+  targetTokens?: number;
+  maxTokens?: number;
+  minTokens?: number;
+  overlapRatio?: number;
+}
+
+interface Unit {
+  text: string;
+  tokens: number;
+  /** What joins this unit to the one before it in a chunk. */
+  separator: " " | "\n" | "\n\n";
+  page: number | null;
+  heading: string;
+  meta: Record<string, unknown> | undefined;
+  metaKey: string;
+  /** First unit under a new heading (or new slide/sheet). */
+  startsSection: boolean;
+  isHeading: boolean;
+  startsParagraph: boolean;
+}
+
+const SENTENCE_BREAK = /(?<=[.!?…]["'”’)\]]*)\s+|(?<=[。！？])/u;
+
+export function chunkDocument(doc: ParsedDocument, countTokens: (text: string) => number, opts: ChunkOptions = {}): ChunkDraft[] {
+  const maxTokens = opts.maxTokens ?? 512;
+  const targetTokens = Math.min(opts.targetTokens ?? 384, maxTokens);
+  const minTokens = Math.min(opts.minTokens ?? Math.round(targetTokens * 2 / 3), targetTokens);
+  const overlapRatio = opts.overlapRatio ?? 0.15;
+  const units = toUnits(doc, countTokens, maxTokens, targetTokens);
+
+  const chunks: ChunkDraft[] = [];
+  let overlap: Unit[] = [];
+  let i = 0;
+  while (i < units.length) {
+    let total = sumTokens(overlap);
+    if (total > 0 && total + units[i]!.tokens > maxTokens) {
+      overlap = [];
+      total = 0;
+    }
+    const start = i;
+    let paragraphCut = -1;
+    let stoppedForSize = false;
+    for (; i < units.length; i++) {
+      const unit = units[i]!;
+      if (i > start) {
+        if (unit.metaKey !== units[i - 1]!.metaKey) break;
+        if (unit.startsSection && total >= minTokens) break;
+        if (total >= targetTokens || total + unit.tokens > maxTokens) {
+          stoppedForSize = true;
+          break;
+        }
+        if (unit.startsParagraph && total >= minTokens) paragraphCut = i;
+      }
+      total += unit.tokens;
+    }
+    if (stoppedForSize && !units[i]!.startsParagraph && paragraphCut > start) i = paragraphCut;
+    // A heading belongs with the text under it, not at the end of the chunk before.
+    if (i < units.length && i - start > 1 && units[i - 1]!.isHeading) i--;
+
+    const own = units.slice(start, i);
+    chunks.push(toChunk([...overlap, ...own], own[0]!, chunks.length, countTokens));
+    const next = units[i];
+    const sameSection = next !== undefined && !next.startsSection && next.metaKey === own[0]!.metaKey;
+    overlap = sameSection ? tailOverlap(own, Math.floor(sumTokens(own) * overlapRatio), countTokens) : [];
+  }
+  return chunks;
+}
+
+function toUnits(doc: ParsedDocument, countTokens: (text: string) => number, maxTokens: number, pieceTokens: number): Unit[] {
+  const units: Unit[] = [];
+  let previousHeading: string | undefined;
+  let previousMetaKey: string | undefined;
+  for (const section of doc.sections) {
+    const metaKey = section.meta ? JSON.stringify(section.meta) : "";
+    const base = { page: section.page, heading: section.heading, meta: section.meta, metaKey };
+    let startsSection = section.heading !== previousHeading || metaKey !== previousMetaKey;
+    previousHeading = section.heading;
+    previousMetaKey = metaKey;
+    const heading = normalize(section.heading);
+    if (startsSection && heading !== "") {
+      units.push({ ...base, text: heading, tokens: countTokens(heading), separator: "\n\n", startsSection, isHeading: true, startsParagraph: true });
+      startsSection = false;
+    }
+    for (const paragraph of section.text.split(/\n\s*\n/)) {
+      let separator: Unit["separator"] = "\n\n";
+      for (const line of paragraph.split("\n")) {
+        for (const sentence of normalize(line).split(SENTENCE_BREAK)) {
+          if (sentence === "") continue;
+          const tokens = countTokens(sentence);
+          const pieces = tokens > maxTokens ? splitByWords(sentence, pieceTokens, maxTokens, countTokens) : [{ text: sentence, tokens }];
+          for (const piece of pieces) {
+            units.push({ ...base, ...piece, separator, startsSection, isHeading: false, startsParagraph: separator === "\n\n" });
+            startsSection = false;
+            separator = " ";
+          }
+        }
+        if (separator === " ") separator = "\n";
+      }
+    }
+  }
+  return units;
+}
+
+/** Word runs of up to pieceTokens each, for a sentence too long for one chunk. */
+function splitByWords(sentence: string, pieceTokens: number, maxTokens: number, countTokens: (text: string) => number) {
+  const pieces: { text: string; tokens: number }[] = [];
+  let words: string[] = [];
+  let tokens = 0;
+  for (const word of sentence.split(" ")) {
+    for (const part of splitOversizedWord(word, maxTokens, countTokens)) {
+      if (tokens > 0 && tokens + part.tokens > pieceTokens) {
+        pieces.push({ text: words.join(" "), tokens });
+        words = [];
+        tokens = 0;
+      }
+      words.push(part.text);
+      tokens += part.tokens;
+    }
+  }
+  if (words.length > 0) pieces.push({ text: words.join(" "), tokens });
+  return pieces;
+}
+
+/** The one place a word is cut: when it alone exceeds maxTokens. */
+function splitOversizedWord(word: string, maxTokens: number, countTokens: (text: string) => number) {
+  const tokens = countTokens(word);
+  if (tokens <= maxTokens) return [{ text: word, tokens }];
+  const partLength = Math.max(1, Math.floor((word.length * maxTokens) / tokens / 2));
+  const parts: { text: string; tokens: number }[] = [];
+  for (let at = 0; at < word.length; at += partLength) {
+    const text = word.slice(at, at + partLength);
+    parts.push({ text, tokens: countTokens(text) });
+  }
+  return parts;
+}
+
+/** The end of a chunk to repeat at the start of the next: whole sentences, else whole words. */
+function tailOverlap(units: Unit[], budget: number, countTokens: (text: string) => number): Unit[] {
+  const tail: Unit[] = [];
+  let tokens = 0;
+  for (let i = units.length - 1; i >= 0; i--) {
+    const unit = units[i]!;
+    if (unit.isHeading || tokens + unit.tokens > budget) break;
+    tail.unshift(unit);
+    tokens += unit.tokens;
+  }
+  if (tail.length > 0) return tail;
+
+  const last = units[units.length - 1]!;
+  if (last.isHeading) return [];
+  const words = last.text.split(" ");
+  let first = words.length;
+  for (let i = words.length - 1; i > 0; i--) {
+    const wordTokens = countTokens(words[i]!);
+    if (tokens + wordTokens > budget) break;
+    tokens += wordTokens;
+    first = i;
+  }
+  return first < words.length ? [{ ...last, text: words.slice(first).join(" "), tokens }] : [];
+}
+
+function toChunk(units: Unit[], first: Unit, chunkIndex: number, countTokens: (text: string) => number): ChunkDraft {
+  const text = units.map((unit, i) => (i === 0 ? unit.text : unit.separator + unit.text)).join("");
+  const pages = units.map((unit) => unit.page).filter((page): page is number => page !== null);
+  return {
+    text,
+    chunkIndex,
+    startPage: pages.length > 0 ? Math.min(...pages) : null,
+    endPage: pages.length > 0 ? Math.max(...pages) : null,
+    sectionHeading: first.heading,
+    tokenCount: countTokens(text),
+    metadata: { ...first.meta },
+  };
+}
+
+function sumTokens(units: Unit[]): number {
+  return units.reduce((sum, unit) => sum + unit.tokens, 0);
+}
+
+function normalize(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}

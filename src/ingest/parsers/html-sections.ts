@@ -1,0 +1,92 @@
+import { Parser } from "htmlparser2";
+import { SectionCollector } from "./section-collector.ts";
+import { cleanLine } from "./text-cleanup.ts";
+import type { ParsedSection } from "./types.ts";
+
+// Page furniture and non-text elements whose content is never document text.
+const SKIPPED = new Set([
+  "script", "style", "nav", "header", "footer", "aside", "noscript", "template",
+  "svg", "canvas", "iframe", "object", "button", "select",
+]);
+const SKIPPED_ROLES = new Set(["navigation", "banner", "contentinfo"]);
+const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
+// Elements that end a paragraph.
+const BLOCKS = new Set([
+  "p", "div", "section", "article", "main", "blockquote", "pre", "ul", "ol", "dl", "table",
+  "thead", "tbody", "tfoot", "figure", "figcaption", "hr", "address", "form", "fieldset",
+  "details", "summary", "caption", "legend", "center", "body", "html",
+]);
+// Elements that end a line inside a paragraph.
+const LINES = new Set(["br", "li", "tr", "dt", "dd", "option"]);
+const CELLS = new Set(["td", "th"]);
+
+/**
+ * HTML → sections: <title> and h1–h6 become headings, block elements paragraph breaks,
+ * list items and table rows lines (cells joined with " | "); boilerplate elements are dropped.
+ */
+export function htmlToSections(html: string): ParsedSection[] {
+  const collector = new SectionCollector();
+  let skipDepth = 0;
+  let preDepth = 0;
+  let capture: string | null = null; // text of the <title> or heading being read
+  let line = "";
+  let lines: string[] = [];
+
+  const endLine = () => {
+    const text = cleanLine(line);
+    if (text !== "") lines.push(text);
+    line = "";
+  };
+  const endParagraph = () => {
+    endLine();
+    if (lines.length > 0) collector.addParagraph(lines.join("\n"));
+    lines = [];
+  };
+
+  const parser = new Parser(
+    {
+      onopentag(name, attribs) {
+        if (skipDepth > 0 || SKIPPED.has(name) || "hidden" in attribs || attribs["aria-hidden"] === "true" ||
+          SKIPPED_ROLES.has(attribs.role ?? "")) {
+          skipDepth++;
+          return;
+        }
+        if (name === "title" || HEADINGS.has(name)) {
+          endParagraph();
+          capture = "";
+        } else if (BLOCKS.has(name)) endParagraph();
+        else if (LINES.has(name)) endLine();
+        else if (CELLS.has(name) && cleanLine(line) !== "") line += " | ";
+        if (name === "pre") preDepth++;
+      },
+      ontext(text) {
+        if (skipDepth > 0) return;
+        if (capture !== null) capture += text;
+        else if (preDepth > 0) {
+          const [first = "", ...rest] = text.split("\n");
+          line += first;
+          for (const next of rest) {
+            endLine();
+            line = next;
+          }
+        } else line += text;
+      },
+      onclosetag(name) {
+        if (skipDepth > 0) {
+          skipDepth--;
+          return;
+        }
+        if ((name === "title" || HEADINGS.has(name)) && capture !== null) {
+          collector.setHeading(cleanLine(capture));
+          capture = null;
+        } else if (BLOCKS.has(name)) endParagraph();
+        else if (LINES.has(name)) endLine();
+        if (name === "pre") preDepth--;
+      },
+    },
+    { decodeEntities: true },
+  );
+  parser.end(html);
+  endParagraph();
+  return collector.finish();
+}

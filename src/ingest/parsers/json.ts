@@ -1,0 +1,53 @@
+import { SectionCollector } from "./section-collector.ts";
+import { decodeText } from "./text-decode.ts";
+import { ParseError, type ParsedDocument } from "./types.ts";
+import { cleanLine } from "./text-cleanup.ts";
+
+/**
+ * JSON → readable "path.to.key: value" lines, one paragraph per top-level key or array item.
+ * Walked with an explicit stack so deeply nested input cannot overflow the call stack.
+ */
+export async function parseJson(data: Uint8Array): Promise<ParsedDocument> {
+  let value: unknown;
+  try {
+    value = JSON.parse(decodeText(data));
+  } catch (error) {
+    throw new ParseError(`Not valid JSON: ${shortReason(error)}`);
+  }
+  const collector = new SectionCollector();
+  const topLevel: Array<[string, unknown]> = isContainer(value)
+    ? Object.entries(value).map(([key, child]) => [childPath("", key, value), child])
+    : [["", value]];
+  for (const [path, child] of topLevel) collector.addParagraph(leafLines(path, child).join("\n"));
+  return { pageCount: null, sections: collector.finish() };
+}
+
+function leafLines(rootPath: string, root: unknown): string[] {
+  const lines: string[] = [];
+  const stack: Array<[string, unknown]> = [[rootPath, root]];
+  while (stack.length > 0) {
+    const [path, value] = stack.pop()!;
+    if (isContainer(value)) {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([childPath(path, entries[i]![0], value), entries[i]![1]]);
+    } else if (value !== null && value !== "") {
+      const text = cleanLine(String(value));
+      lines.push(path === "" ? text : `${path}: ${text}`);
+    }
+  }
+  return lines;
+}
+
+function isContainer(value: unknown): value is Record<string, unknown> | unknown[] {
+  return typeof value === "object" && value !== null;
+}
+
+function childPath(parent: string, key: string, container: unknown): string {
+  if (Array.isArray(container)) return `${parent}[${key}]`;
+  return parent === "" ? key : `${parent}.${key}`;
+}
+
+function shortReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^JSON Parse error:\s*/i, "").slice(0, 120);
+}

@@ -1,0 +1,113 @@
+import { SectionCollector } from "./section-collector.ts";
+import { decodeText } from "./text-decode.ts";
+import { cleanLine } from "./text-cleanup.ts";
+import type { ParsedDocument } from "./types.ts";
+
+// A light Markdown reader: enough structure for retrieval (headings, paragraphs, list and table
+// lines, code text), with inline syntax stripped. Not a CommonMark renderer.
+
+const ATX_HEADING = /^ {0,3}(#{1,6})(?:\s+(.*?))?(?:\s+#+)?\s*$/;
+const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)\s*$/;
+const THEMATIC_BREAK = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const LIST_ITEM = /^\s*(?:[-*+]|\d{1,9}[.)])\s+(.*)$/;
+const TABLE_SEPARATOR = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S+/;
+const BLOCKQUOTE = /^ {0,3}>\s?/;
+
+export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
+  const lines = decodeText(data).replace(/\r\n?/g, "\n").split("\n");
+  const collector = new SectionCollector();
+  let kind: "prose" | "list" | "table" | null = null;
+  let block: string[] = [];
+
+  const flush = () => {
+    if (block.length > 0) collector.addParagraph(kind === "prose" ? block.join(" ") : block.join("\n"));
+    block = [];
+    kind = null;
+  };
+  const add = (blockKind: "prose" | "list" | "table", text: string) => {
+    if (kind !== blockKind) flush();
+    kind = blockKind;
+    if (text !== "") block.push(text);
+  };
+
+  for (let i = skipFrontMatter(lines); i < lines.length; i++) {
+    let line = lines[i]!;
+    while (BLOCKQUOTE.test(line)) line = line.replace(BLOCKQUOTE, "");
+
+    const fence = FENCE.exec(line);
+    if (fence) {
+      flush();
+      const marker = fence[1]!;
+      const code: string[] = [];
+      for (i++; i < lines.length && !lines[i]!.trimStart().startsWith(marker); i++) code.push(lines[i]!.trimEnd());
+      collector.addParagraph(code.filter((codeLine) => codeLine.trim() !== "").join("\n"));
+      continue;
+    }
+    if (line.trim() === "" || LINK_DEFINITION.test(line)) {
+      flush();
+      continue;
+    }
+    const atx = ATX_HEADING.exec(line);
+    if (atx) {
+      flush();
+      collector.setHeading(stripInline(atx[2] ?? ""));
+      continue;
+    }
+    if (kind === "prose" && SETEXT_UNDERLINE.test(line)) {
+      const heading = stripInline(block.join(" "));
+      block = [];
+      flush();
+      collector.setHeading(heading);
+      continue;
+    }
+    if (THEMATIC_BREAK.test(line)) {
+      flush();
+      continue;
+    }
+    if (line.includes("|")) {
+      if (TABLE_SEPARATOR.test(line)) continue;
+      if (line.trimStart().startsWith("|") || kind === "table") {
+        add("table", tableRow(line));
+        continue;
+      }
+    }
+    const item = LIST_ITEM.exec(line);
+    if (item) add("list", stripInline(item[1]!));
+    else if (kind === "list" && block.length > 0) block[block.length - 1] += " " + stripInline(line);
+    else add("prose", stripInline(line));
+  }
+  flush();
+  return { pageCount: null, sections: collector.finish() };
+}
+
+function skipFrontMatter(lines: string[]): number {
+  if (lines[0]?.trim() !== "---") return 0;
+  const end = lines.findIndex((line, index) => index > 0 && /^(---|\.\.\.)\s*$/.test(line));
+  return end === -1 ? 0 : end + 1;
+}
+
+function tableRow(line: string): string {
+  return line
+    .trim()
+    .replace(/^\||\|$/g, "")
+    .split("|")
+    .map(stripInline)
+    .filter((cell) => cell !== "")
+    .join(" | ");
+}
+
+function stripInline(text: string): string {
+  return cleanLine(
+    text
+      .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1") // images → alt text
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1") // links → link text
+      .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1") // reference links
+      .replace(/<(https?:\/\/[^>\s]+)>/g, "$1") // autolinks
+      .replace(/<\/?[a-zA-Z][^>]*>/g, " ") // inline HTML tags
+      .replace(/`+([^`]*)`+/g, "$1") // inline code keeps its text
+      .replace(/(\*\*|__|~~)(?=\S)(.+?)(?<=\S)\1/g, "$2")
+      .replace(/(^|[^\w*])[*_](?=\S)(.+?)(?<=\S)[*_](?![\w*])/g, "$1$2"),
+  );
+}

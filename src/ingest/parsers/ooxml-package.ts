@@ -1,0 +1,64 @@
+import JSZip from "jszip";
+import { DomUtils, parseDocument } from "htmlparser2";
+import type { Document, Element } from "domhandler";
+import { posix } from "node:path";
+import { ParseError } from "./types.ts";
+
+// Reading Office Open XML packages (docx, pptx, xlsx are zip files of XML parts).
+
+export function isZip(data: Uint8Array): boolean {
+  return data[0] === 0x50 && data[1] === 0x4b && data[2] === 0x03 && data[3] === 0x04;
+}
+
+/** Opens the package, turning any failure into a ParseError with `invalidMessage`. */
+export async function openPackage(data: Uint8Array, invalidMessage: string): Promise<JSZip> {
+  if (!isZip(data)) throw new ParseError(invalidMessage);
+  try {
+    return await JSZip.loadAsync(data);
+  } catch {
+    throw new ParseError(invalidMessage);
+  }
+}
+
+/** The parsed XML of a part, or null when the package has no such part. */
+export async function readXmlPart(zip: JSZip, path: string): Promise<Document | null> {
+  const file = zip.file(path);
+  if (!file) return null;
+  return parseDocument(await file.async("string"), { xmlMode: true });
+}
+
+export interface Relationship {
+  id: string;
+  /** Relationship type URI, e.g. ".../relationships/notesSlide". */
+  type: string;
+  /** Path of the target part inside the package. */
+  target: string;
+}
+
+/** The internal relationships of a part, from its _rels file. */
+export async function readRelationships(zip: JSZip, partPath: string): Promise<Relationship[]> {
+  const folder = posix.dirname(partPath);
+  const rels = await readXmlPart(zip, posix.join(folder, "_rels", `${posix.basename(partPath)}.rels`));
+  const relationships: Relationship[] = [];
+  for (const rel of rels ? elementsNamed(rels, "Relationship") : []) {
+    const { Id: id, Type: type = "", Target: target, TargetMode: mode } = rel.attribs;
+    if (!id || !target || mode === "External") continue;
+    relationships.push({ id, type, target: target.startsWith("/") ? target.slice(1) : posix.normalize(posix.join(folder, target)) });
+  }
+  return relationships;
+}
+
+/** Elements with this local name (namespace prefix ignored), in document order. */
+export function elementsNamed(root: Document | Element, localName: string): Element[] {
+  return DomUtils.findAll((element) => localNameOf(element.name) === localName, root.children);
+}
+
+export function localNameOf(qualifiedName: string): string {
+  return qualifiedName.slice(qualifiedName.indexOf(":") + 1);
+}
+
+/** The relationship id an element points with (`r:id`, whatever the namespace prefix). */
+export function relationshipIdOf(element: Element): string | undefined {
+  for (const [name, value] of Object.entries(element.attribs)) if (name.endsWith(":id")) return value;
+  return undefined;
+}

@@ -1,0 +1,126 @@
+import { cleanLine } from "./text-cleanup.ts";
+
+// Layout analysis for a PDF text layer: positioned text runs → lines → headings and paragraphs.
+// Headings are found by font size: short lines set clearly larger than the body text.
+
+/** The fields we use of a pdfjs TextItem (marked-content entries have no `str`). */
+export interface PdfTextRun {
+  str: string;
+  transform: number[];
+  width: number;
+  hasEOL: boolean;
+}
+
+export interface PdfLine {
+  text: string;
+  /** Largest font size in the line (small-caps headings mix two sizes). */
+  size: number;
+  /** Set at an angle (margin stamps, rotated table headers): never a heading. */
+  rotated: boolean;
+  /** Baseline y (PDF coordinates grow upwards). */
+  y: number;
+}
+
+export type PdfBlock = { kind: "heading" | "paragraph"; text: string };
+
+const HEADING_MIN_RATIO = 1.15;
+const HEADING_MAX_LINES = 3;
+const HEADING_MAX_CHARS = 200;
+
+export function runsToLines(items: ReadonlyArray<PdfTextRun | object>): PdfLine[] {
+  const lines: PdfLine[] = [];
+  let text = "";
+  let size = 0;
+  let rotated = false;
+  let y = 0;
+  let endX = 0;
+
+  const endLine = () => {
+    const trimmed = text.trim();
+    if (trimmed !== "") lines.push({ text: trimmed, size, rotated, y });
+    text = "";
+    size = 0;
+  };
+
+  for (const item of items) {
+    if (!("str" in item)) continue;
+    const [a = 0, b = 0, c = 0, d = 0, x = 0, itemY = 0] = item.transform;
+    const itemSize = Math.hypot(c, d);
+    if (text !== "" && Math.abs(itemY - y) > Math.max(itemSize, size) * 0.5) endLine();
+    if (item.str.trim() !== "") {
+      if (text === "") {
+        y = itemY;
+        rotated = Math.abs(b) > Math.abs(a);
+      }
+      // Runs are often positioned apart without a space character between them.
+      else if (x - endX > itemSize * 0.15 && !/\s$/.test(text) && !/^\s/.test(item.str)) text += " ";
+      text += item.str;
+      size = Math.max(size, itemSize);
+      endX = x + item.width;
+    } else if (text !== "") text += item.str;
+    if (item.hasEOL) endLine();
+  }
+  endLine();
+  return lines;
+}
+
+/** The font size most of the characters are set in, over all pages. */
+export function bodyFontSize(pages: PdfLine[][]): number {
+  const charsBySize = new Map<number, number>();
+  for (const line of pages.flat()) {
+    const size = Math.round(line.size * 2) / 2;
+    charsBySize.set(size, (charsBySize.get(size) ?? 0) + line.text.length);
+  }
+  let body = 0;
+  let most = -1;
+  for (const [size, chars] of charsBySize) if (chars > most) [body, most] = [size, chars];
+  return body;
+}
+
+const PAGE_NUMBER = /^(page\s+)?\d{1,4}(\s*(of|\/)\s*\d{1,4})?$/i;
+
+/** A page's blocks in reading order, without a page number printed at its top or bottom. */
+export function linesToBlocks(lines: PdfLine[], bodySize: number): PdfBlock[] {
+  const blocks: PdfBlock[] = [];
+  let group: PdfLine[] = [];
+
+  const endGroup = () => {
+    if (group.length === 0) return;
+    const text = joinLines(group.map((line) => line.text));
+    const heading =
+      isLarge(group[0]!, bodySize) && group.length <= HEADING_MAX_LINES && text.length <= HEADING_MAX_CHARS && /\p{L}/u.test(text);
+    blocks.push({ kind: heading ? "heading" : "paragraph", text });
+    group = [];
+  };
+
+  for (const line of lines) {
+    const previous = group[group.length - 1];
+    if (previous && startsNewBlock(previous, line, bodySize)) endGroup();
+    group.push(line);
+  }
+  endGroup();
+  return blocks.filter((block, index) => !((index === 0 || index === blocks.length - 1) && PAGE_NUMBER.test(block.text)));
+}
+
+function isLarge(line: PdfLine, bodySize: number): boolean {
+  return !line.rotated && line.size >= bodySize * HEADING_MIN_RATIO && line.size >= bodySize + 1;
+}
+
+function startsNewBlock(previous: PdfLine, line: PdfLine, bodySize: number): boolean {
+  if (isLarge(previous, bodySize) !== isLarge(line, bodySize)) return true;
+  if (Math.abs(previous.size - line.size) > 1) return true;
+  const drop = previous.y - line.y;
+  // A gap well beyond normal line spacing, or a jump back up the page (next column).
+  return drop > previous.size * 1.8 || drop < -previous.size * 0.5;
+}
+
+/** Joins wrapped lines, undoing end-of-line hyphenation ("exam-" + "ple" → "example"). */
+function joinLines(lines: string[]): string {
+  let text = "";
+  for (const line of lines) {
+    if (text === "") text = line;
+    else if (/\p{L}-$/u.test(text) && /^\p{Ll}/u.test(line)) text = text.slice(0, -1) + line;
+    else text += ` ${line}`;
+  }
+  return cleanLine(text);
+}

@@ -1,0 +1,62 @@
+import type { ParsedSection } from "./types.ts";
+
+/**
+ * Accumulates paragraphs into sections for parsers that read a document top to bottom.
+ * A heading or a page change starts a new section; the heading stays in force across pages.
+ * A heading with no text of its own is kept as a section with empty text so it is not lost.
+ */
+export class SectionCollector {
+  private readonly sections: ParsedSection[] = [];
+  private paragraphs: string[] = [];
+  private heading = "";
+  private headingIsBare = false;
+  private page: number | null = null;
+
+  constructor(private readonly meta?: Record<string, unknown>) {}
+
+  setPage(page: number): void {
+    this.flush();
+    this.pushBareHeading();
+    this.page = page;
+  }
+
+  setHeading(heading: string): void {
+    // A page <title> is usually repeated by the first <h1>: keep one.
+    if (heading === "" || (heading === this.heading && this.headingIsBare)) return;
+    this.flush();
+    this.pushBareHeading();
+    this.heading = heading;
+    this.headingIsBare = true;
+  }
+
+  /** Adds a paragraph; single newlines inside it are kept as line breaks. */
+  addParagraph(text: string): void {
+    const trimmed = text.trim();
+    if (trimmed === "") return;
+    this.paragraphs.push(trimmed);
+    this.headingIsBare = false;
+  }
+
+  finish(): ParsedSection[] {
+    this.flush();
+    this.pushBareHeading();
+    return this.sections;
+  }
+
+  private flush(): void {
+    if (this.paragraphs.length === 0) return;
+    this.push(this.paragraphs.join("\n\n"));
+    this.paragraphs = [];
+  }
+
+  private pushBareHeading(): void {
+    if (this.headingIsBare) this.push("");
+    this.headingIsBare = false;
+  }
+
+  private push(text: string): void {
+    const section: ParsedSection = { text, page: this.page, heading: this.heading };
+    if (this.meta) section.meta = this.meta;
+    this.sections.push(section);
+  }
+}

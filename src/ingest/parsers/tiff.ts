@@ -1,0 +1,66 @@
+import { ImageData } from "@napi-rs/canvas";
+import * as UTIF from "utif2";
+import { recognizeText } from "./ocr.ts";
+import { assertOcrSize, pixelsToOcrPng } from "./ocr-raster.ts";
+import { assertPageLimit } from "./page-limit.ts";
+import { asParseError, ParseError, type ParsedDocument, type ParsedSection } from "./types.ts";
+
+const INVALID = "Not a valid TIFF image";
+
+/** TIFF: one page per frame, each decoded with utif2 and read by OCR. */
+export async function parseTiff(data: Uint8Array): Promise<ParsedDocument> {
+  assertPageLimit(countFrames(data));
+  // utif2 wraps what it is given in a Uint8Array: an ArrayBuffer is viewed, anything else copied.
+  const buffer = data.slice().buffer;
+  let frames: UTIF.IFD[];
+  try {
+    // NewSubfileType bit 0 marks reduced-resolution copies (thumbnails), not pages.
+    frames = UTIF.decode(buffer).filter((ifd) => (Number((ifd.t254 as number[] | undefined)?.[0] ?? 0) & 1) === 0);
+  } catch {
+    throw new ParseError(INVALID);
+  }
+  if (frames.length === 0) throw new ParseError(INVALID);
+
+  const sections: ParsedSection[] = [];
+  for (const [index, frame] of frames.entries()) {
+    const text = await recognizeText(await framePng(buffer, frame));
+    if (text !== "") sections.push({ text, page: index + 1, heading: "" });
+  }
+  return { pageCount: frames.length, sections };
+}
+
+async function framePng(buffer: ArrayBuffer, frame: UTIF.IFD): Promise<Buffer> {
+  let rgba: Uint8Array;
+  try {
+    assertOcrSize(Number((frame.t256 as number[])?.[0]), Number((frame.t257 as number[])?.[0]), INVALID);
+    UTIF.decodeImage(buffer, frame);
+    rgba = UTIF.toRGBA8(frame);
+  } catch (error) {
+    throw asParseError(error, INVALID);
+  }
+  if (rgba.length !== frame.width * frame.height * 4) throw new ParseError(INVALID);
+  return pixelsToOcrPng(new ImageData(new Uint8ClampedArray(rgba.buffer, rgba.byteOffset, rgba.length), frame.width, frame.height));
+}
+
+/**
+ * Walks the chain of image directories without decoding them. utif2 follows the chain blindly,
+ * so a damaged file whose chain loops back on itself would make it spin forever.
+ */
+function countFrames(data: Uint8Array): number {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const order = String.fromCharCode(data[0] ?? 0, data[1] ?? 0);
+  if (data.length < 8 || (order !== "II" && order !== "MM")) throw new ParseError(INVALID);
+  const little = order === "II";
+  if (view.getUint16(2, little) !== 42) throw new ParseError(INVALID);
+  const seen = new Set<number>();
+  let offset = view.getUint32(4, little);
+  while (offset !== 0) {
+    if (seen.has(offset) || offset + 2 > data.length) throw new ParseError(INVALID);
+    seen.add(offset);
+    const entries = view.getUint16(offset, little);
+    const next = offset + 2 + entries * 12;
+    if (next + 4 > data.length) throw new ParseError(INVALID);
+    offset = view.getUint32(next, little);
+  }
+  return seen.size;
+}

@@ -1,0 +1,36 @@
+import * as XLSX from "xlsx";
+import { isZip } from "./ooxml-package.ts";
+import { assertPageLimit } from "./page-limit.ts";
+import { SectionCollector } from "./section-collector.ts";
+import { tableRowsToLines } from "./table-rows.ts";
+import { ParseError, type ParsedDocument, type ParsedSection } from "./types.ts";
+
+const INVALID = "Not a valid XLSX file";
+
+/** Excel: one page per sheet, headed by the sheet name; rows as "Header: value; …" lines. */
+export async function parseXlsx(data: Uint8Array): Promise<ParsedDocument> {
+  // SheetJS reads almost any bytes as some spreadsheet format (even plain text); only accept a zip.
+  if (!isZip(data)) throw new ParseError(INVALID);
+  let workbook: XLSX.WorkBook;
+  try {
+    workbook = XLSX.read(data, { type: "array", cellFormula: false, cellHTML: false, cellStyles: false });
+  } catch {
+    throw new ParseError(INVALID);
+  }
+  if (workbook.SheetNames.length === 0) throw new ParseError(INVALID);
+  assertPageLimit(workbook.SheetNames.length);
+
+  const sections: ParsedSection[] = [];
+  workbook.SheetNames.forEach((name, index) => {
+    const sheet = workbook.Sheets[name];
+    if (!sheet) return;
+    // raw: false gives the text Excel displays (number formats, dates) rather than raw values.
+    const rows = XLSX.utils.sheet_to_json<unknown[]>(sheet, { header: 1, blankrows: false, defval: "", raw: false });
+    const collector = new SectionCollector({ sheet: name });
+    collector.setPage(index + 1);
+    collector.setHeading(name);
+    collector.addParagraph(tableRowsToLines(rows).join("\n"));
+    sections.push(...collector.finish());
+  });
+  return { pageCount: workbook.SheetNames.length, sections };
+}

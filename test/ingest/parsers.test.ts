@@ -1,0 +1,173 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import {
+  ParseError,
+  RICH_TYPES,
+  SUPPORTED_TYPES,
+  TEXT_TYPES,
+  parseDocument,
+  terminateOcr,
+  type ParsedDocument,
+} from "../../src/ingest/parsers/index.ts";
+import { ensureFixtures, SHARED_SAMPLES, SHARED_SAMPLES_DIR, type DocumentFixture, type Phrase } from "../fixtures.ts";
+
+const OCR_TIMEOUT_MS = 60_000;
+const manifest = await ensureFixtures();
+
+afterAll(terminateOcr);
+
+/** Lower case, words only: OCR and layout may differ from the source in case and spacing. */
+function comparable(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}@.:;&_\-\[\]]+/gu, " ").trim();
+}
+
+function expectPhrase(doc: ParsedDocument, phrase: Phrase, file: string) {
+  const wanted = comparable(phrase.text);
+  const holders = doc.sections.filter((section) => comparable(section.text).includes(wanted));
+  expect(holders.length, `"${phrase.text}" not found in ${file}`).toBeGreaterThan(0);
+  expect(holders.map((section) => section.page), `page of "${phrase.text}" in ${file}`).toContain(phrase.page);
+  if (phrase.heading !== undefined) {
+    expect(holders.map((section) => section.heading), `heading of "${phrase.text}" in ${file}`).toContain(phrase.heading);
+  }
+}
+
+async function parseFixture(dir: string, fixture: DocumentFixture) {
+  const data = new Uint8Array(await Bun.file(join(dir, fixture.file)).arrayBuffer());
+  return parseDocument(fixture.type, data, fixture.file);
+}
+
+function expectWellFormed(doc: ParsedDocument, type: string) {
+  const rich = (RICH_TYPES as readonly string[]).includes(type);
+  for (const section of doc.sections) {
+    if (rich) {
+      expect(section.page).toBeGreaterThanOrEqual(1);
+      expect(section.page).toBeLessThanOrEqual(doc.pageCount!);
+    } else expect(section.page).toBeNull();
+    expect(section.text).toBe(section.text.trim());
+    expect(section.text === "" && section.heading === "").toBe(false);
+  }
+  if (!rich) expect(doc.pageCount).toBeNull();
+}
+
+describe("generated fixtures", () => {
+  test("cover all 16 supported extensions", () => {
+    expect(new Set(manifest.documents.map((fixture) => fixture.type))).toEqual(new Set(SUPPORTED_TYPES));
+  });
+
+  for (const fixture of manifest.documents) {
+    test(`${fixture.file}: ${fixture.pageCount ?? "no"} pages, known phrases in place`, async () => {
+      const doc = await parseFixture(manifest.dir, fixture);
+      expect(doc.pageCount).toBe(fixture.pageCount);
+      expectWellFormed(doc, fixture.type);
+      for (const phrase of fixture.phrases) expectPhrase(doc, phrase, fixture.file);
+      const allText = comparable(doc.sections.map((section) => `${section.heading} ${section.text}`).join(" "));
+      for (const boilerplate of fixture.absent ?? []) expect(allText).not.toContain(comparable(boilerplate));
+    }, fixture.ocr ? OCR_TIMEOUT_MS : 10_000);
+  }
+
+  test("slides and sheets carry their metadata", async () => {
+    const deck = await parseFixture(manifest.dir, manifest.documents.find((fixture) => fixture.type === "pptx")!);
+    expect(deck.sections.map((section) => section.meta)).toEqual([{ slide: 1 }, { slide: 2 }, { slide: 3 }]);
+    const book = await parseFixture(manifest.dir, manifest.documents.find((fixture) => fixture.type === "xlsx")!);
+    expect(book.sections.map((section) => section.meta)).toEqual([{ sheet: "Revenue" }, { sheet: "Expenses" }]);
+  });
+});
+
+describe("rejected files", () => {
+  for (const fixture of manifest.rejected) {
+    test(`${fixture.file}: "${fixture.error}"`, async () => {
+      const data = new Uint8Array(await Bun.file(join(manifest.dir, fixture.file)).arrayBuffer());
+      const error = await parseDocument(fixture.type, data, fixture.file).then(() => null, (caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ParseError);
+      expect((error as ParseError).message.startsWith(fixture.error)).toBe(true);
+    });
+  }
+
+  test("unsupported extension", async () => {
+    await expect(parseDocument("exe", new Uint8Array(4), "setup.exe")).rejects.toThrow(new ParseError("Unsupported file type: exe"));
+  });
+
+  test("a TIFF whose frame chain loops back on itself fails instead of hanging", async () => {
+    const bytes = new Uint8Array(64);
+    const view = new DataView(bytes.buffer);
+    bytes.set([0x49, 0x49, 0x2a, 0x00]);
+    view.setUint32(4, 8, true); // first frame at 8
+    view.setUint16(8, 0, true); // no entries
+    view.setUint32(10, 8, true); // next frame: itself
+    await expect(parseDocument("tiff", bytes, "loop.tiff")).rejects.toThrow(new ParseError("Not a valid TIFF image"));
+  });
+
+  test("an image too large to OCR is refused from its header, before decoding", async () => {
+    const ihdr = [0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0x75, 0x30, 0, 0, 0x75, 0x30, 8, 2, 0, 0, 0, 0, 0, 0, 0];
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...ihdr]);
+    await expect(parseDocument("png", png, "huge.png")).rejects.toThrow(
+      new ParseError("Image is too large to read (30000×30000 pixels; the limit is 50 megapixels)"),
+    );
+  });
+
+  // Whatever the bytes, a parser resolves or throws a ParseError (never another error, never hangs).
+  for (const type of SUPPORTED_TYPES) {
+    test(`garbage as .${type} gives a document or a ParseError`, async () => {
+      const inputs = [new Uint8Array(0), new Uint8Array(1), Uint8Array.from({ length: 3000 }, (_, i) => (i * 7919) % 251)];
+      for (const data of inputs) {
+        const outcome = await parseDocument(type, data, `garbage.${type}`).then(
+          (doc) => doc,
+          (error: unknown) => error,
+        );
+        if (outcome instanceof Error) expect(outcome).toBeInstanceOf(ParseError);
+      }
+    });
+  }
+});
+
+describe("shared real-world samples", () => {
+  for (const sample of SHARED_SAMPLES) {
+    test(`${sample.file}`, async () => {
+      const doc = await parseFixture(SHARED_SAMPLES_DIR, sample);
+      expect(doc.pageCount).toBe(sample.pageCount);
+      expectWellFormed(doc, sample.type);
+      for (const phrase of sample.phrases) expectPhrase(doc, phrase, sample.file);
+    }, sample.ocr ? OCR_TIMEOUT_MS : 10_000);
+  }
+});
+
+describe("text formats", () => {
+  const parseText = (type: string, text: string | Uint8Array) =>
+    parseDocument(type, typeof text === "string" ? new TextEncoder().encode(text) : text, `sample.${type}`);
+
+  test("type lists", () => {
+    expect(SUPPORTED_TYPES).toHaveLength(16);
+    expect([...RICH_TYPES, ...TEXT_TYPES].sort()).toEqual([...SUPPORTED_TYPES].sort());
+  });
+
+  test("extension is case-insensitive and may have a dot", async () => {
+    expect((await parseText(".TXT", "hello")).sections[0]!.text).toBe("hello");
+  });
+
+  test("UTF-8 BOM stripped; invalid UTF-8 read as latin1", async () => {
+    expect((await parseText("txt", new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0x69]))).sections[0]!.text).toBe("hi");
+    expect((await parseText("txt", new Uint8Array([0x63, 0x61, 0x66, 0xe9]))).sections[0]!.text).toBe("café");
+  });
+
+  test("markdown: setext headings, front matter dropped, code kept", async () => {
+    const doc = await parseText("md", "---\ntitle: x\n---\nIntro line\none\n\nSetext Title\n============\n\n```js\nconst x = 1;\n```\n");
+    expect(doc.sections).toEqual([
+      { text: "Intro line one", page: null, heading: "" },
+      { text: "const x = 1;", page: null, heading: "Setext Title" },
+    ]);
+  });
+
+  test("html: entities decoded, table rows as lines, title kept as heading", async () => {
+    const doc = await parseText("html", "<title>T &amp; C</title><table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>");
+    expect(doc.sections).toEqual([{ text: "a | b\n1 | 2", page: null, heading: "T & C" }]);
+  });
+
+  test("json: top-level array paths", async () => {
+    const doc = await parseText("json", '[{"name": "x", "tags": ["a", "b"]}]');
+    expect(doc.sections[0]!.text).toBe("[0].name: x\n[0].tags[0]: a\n[0].tags[1]: b");
+  });
+
+  test("json error carries a short reason", async () => {
+    await expect(parseText("json", "{")).rejects.toThrow(/^Not valid JSON: .+/);
+  });
+});
