@@ -26,6 +26,8 @@ export interface PipelineDeps {
   limitsEnabled: boolean;
   /** True once the worker is asked to stop; checked between steps and embedding batches. */
   stopRequested(): boolean;
+  /** Vectors for a batch from an idle worker, or null when none is free. */
+  embedElsewhere(texts: string[]): Promise<Float32Array[] | null>;
 }
 
 /** Milliseconds per step, and the amounts processed; reported to whoever watches the queue (benchmarks). */
@@ -79,14 +81,9 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     );
     if (drafts.length === 0) throw new ParseError("No text could be extracted from this file");
     advance("chunking", "embedding");
-    const chunks: NewChunk[] = [];
-    for (let start = 0; start < drafts.length; start += EMBED_BATCH) {
-      checkpoint();
-      const batch = drafts.slice(start, start + EMBED_BATCH);
-      const { vectors } = await timed("embed", () => embedder.embed(batch.map((d) => d.text), "passage"));
-      // Text formats have no pages; their chunks end on page 1 (the API's end_page is always an integer).
-      batch.forEach((draft, i) => chunks.push({ ...draft, endPage: draft.endPage ?? 1, embedding: vectors[i] }));
-    }
+    const vectors = await timed("embed", () => embedPassages(deps, drafts.map((d) => d.text), checkpoint));
+    // Text formats have no pages; their chunks end on page 1 (the API's end_page is always an integer).
+    const chunks: NewChunk[] = drafts.map((draft, i) => ({ ...draft, endPage: draft.endPage ?? 1, embedding: vectors[i] }));
     checkpoint();
     const indexed = await timed("index", () =>
       completeDocument(deps.db, documentId, parsed.pageCount, chunks, deps.clock.now(), deps.limitsEnabled),
@@ -102,6 +99,23 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     const failed = failDocument(deps.db, documentId, detail, deps.clock.now());
     return { ...report, outcome: failed ? "failed" : "dropped", errorDetail: detail };
   }
+}
+
+/**
+ * Embeds in rounds of two batches: one here, one on an idle worker when there is one (otherwise here
+ * too), so a single large document is embedded on every core the pool has free.
+ */
+async function embedPassages(deps: PipelineDeps, texts: string[], checkpoint: () => void): Promise<Float32Array[]> {
+  const embedHere = async (batch: string[]) => (batch.length === 0 ? [] : (await deps.embedder.embed(batch, "passage")).vectors);
+  const vectors: Float32Array[] = [];
+  for (let start = 0; start < texts.length; start += 2 * EMBED_BATCH) {
+    checkpoint();
+    const mine = texts.slice(start, start + EMBED_BATCH);
+    const theirs = texts.slice(start + EMBED_BATCH, start + 2 * EMBED_BATCH);
+    const [own, shared] = await Promise.all([embedHere(mine), theirs.length === 0 ? [] : deps.embedElsewhere(theirs)]);
+    vectors.push(...own, ...(shared ?? (await embedHere(theirs))));
+  }
+  return vectors;
 }
 
 /** The stored file as a plain Uint8Array (pdf.js refuses Node Buffers). */

@@ -3,9 +3,9 @@
 //
 // Protocol (see worker-protocol.ts): the pool sends "init" with the settings, the worker answers
 // "ready"; then "job" → "done" as often as needed; "stop" asks the worker to finish or abandon its job
-// at the next checkpoint and exit.
+// at the next checkpoint and exit. A busy worker may "delegate" a task; the pool gives it to an idle
+// worker (queued jobs come first) and relays the result, or answers null at once when none is free.
 import type { FromWorker, ToWorker } from "./worker-protocol.ts";
-import { SHARE_ENV } from "node:worker_threads";
 
 export interface JobSource<Result> {
   /** The next job to run, or null when there is none. */
@@ -34,6 +34,8 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   job: string | null;
+  /** The delegated task this worker is doing, and for whom. */
+  task: { from: Slot; requestId: number } | null;
   timer?: Timer;
   exited: Promise<void>;
 }
@@ -63,6 +65,11 @@ export class WorkerPool<Result> {
     this.dispatch();
   }
 
+  /** Workers that have loaded and can take jobs. */
+  get readyWorkers(): number {
+    return [...this.slots].filter((s) => s.ready).length;
+  }
+
   get busyWorkers(): number {
     return [...this.slots].filter((s) => s.job !== null).length;
   }
@@ -86,9 +93,9 @@ export class WorkerPool<Result> {
   private spawn(): void {
     // Bun's default is the environment the process started with; the compiled binary's native addon
     // loaders need what src/runtime set since (QUARRY_RUNTIME_DIR).
-    const worker = new Worker(this.options.workerUrl, { env: SHARE_ENV });
+    const worker = new Worker(this.options.workerUrl, { env: process.env });
     let markExited!: () => void;
-    const slot: Slot = { worker, ready: false, job: null, exited: new Promise((resolve) => (markExited = resolve)) };
+    const slot: Slot = { worker, ready: false, job: null, task: null, exited: new Promise((resolve) => (markExited = resolve)) };
     this.slots.add(slot);
     worker.addEventListener("message", (event: MessageEvent<FromWorker<Result>>) => this.onMessage(slot, event.data));
     worker.addEventListener("error", (event) => {
@@ -118,11 +125,41 @@ export class WorkerPool<Result> {
       case "init-failed":
         this.log(`Ingestion worker could not start: ${message.error}`);
         return;
+      case "delegate":
+        this.delegate(slot, message.requestId, message.task);
+        return;
+      case "task-done":
+        this.finishTask(slot, message.result);
+        this.dispatch();
+        return;
     }
+  }
+
+  private delegate(from: Slot, requestId: number, task: unknown): void {
+    this.dispatch();
+    const helper = this.stopping ? undefined : [...this.slots].find((s) => s !== from && this.isIdle(s));
+    if (!helper) {
+      this.send(from, { type: "delegated", requestId, result: null });
+      return;
+    }
+    helper.task = { from, requestId };
+    this.send(helper, { type: "task", task });
+  }
+
+  /** Relays a task's result (null: failed or lost) to the worker that delegated it, if it is still there. */
+  private finishTask(helper: Slot, result: unknown): void {
+    const task = helper.task;
+    helper.task = null;
+    if (task && this.slots.has(task.from)) this.send(task.from, { type: "delegated", requestId: task.requestId, result });
+  }
+
+  private isIdle(slot: Slot): boolean {
+    return slot.ready && slot.job === null && slot.task === null;
   }
 
   private onExit(slot: Slot, code: number): void {
     if (!this.slots.delete(slot) || this.stopping) return;
+    this.finishTask(slot, null);
     const reason = `The ingestion worker stopped unexpectedly (exit code ${code})`;
     this.release(slot, (id) => this.options.source.crashed(id, reason, true));
     if (!slot.ready) this.failedStarts++;
@@ -144,7 +181,7 @@ export class WorkerPool<Result> {
   private dispatch(): void {
     if (this.stopping) return;
     for (const slot of this.slots) {
-      if (!slot.ready || slot.job !== null) continue;
+      if (!this.isIdle(slot)) continue;
       const job = this.options.source.claim();
       if (!job) return;
       slot.job = job.id;

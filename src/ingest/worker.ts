@@ -28,6 +28,9 @@ let settings: WorkerSettings;
 let resources: Promise<{ db: Db; embedder: Embedder }> | null = null;
 let busy = false;
 let stopRequested = false;
+/** Embedding batches handed to other workers, by request id, waiting for their vectors. */
+const delegations = new Map<number, (vectors: Float32Array[] | null) => void>();
+let lastRequestId = 0;
 
 function post(message: FromWorker<unknown>): void {
   self.postMessage(message);
@@ -66,6 +69,7 @@ async function runJob(id: string, payload: JobPayload): Promise<void> {
         limitsEnabled: settings.config.limitsEnabled,
         clock: offsetClock(payload.clockOffsetMs),
         stopRequested: () => stopRequested,
+        embedElsewhere,
       },
       id,
     );
@@ -76,6 +80,24 @@ async function runJob(id: string, payload: JobPayload): Promise<void> {
   } finally {
     busy = false;
     if (stopRequested) await shutdown();
+  }
+}
+
+/** Vectors for the texts from an idle worker, or null when none is free. */
+function embedElsewhere(texts: string[]): Promise<Float32Array[] | null> {
+  const requestId = ++lastRequestId;
+  post({ type: "delegate", requestId, task: texts });
+  return new Promise((resolve) => delegations.set(requestId, resolve));
+}
+
+/** Embeds another worker's batch (a delegated task); null tells it to do the batch itself. */
+async function embedFor(texts: string[]): Promise<void> {
+  try {
+    const { embedder } = await resources!;
+    post({ type: "task-done", result: (await embedder.embed(texts, "passage")).vectors });
+  } catch (error) {
+    console.error("Embedding a batch for another ingestion worker failed:", error);
+    post({ type: "task-done", result: null });
   }
 }
 
@@ -97,6 +119,13 @@ self.addEventListener("message", (event: MessageEvent<ToWorker>) => {
       return;
     case "job":
       void runJob(message.id, message.payload as JobPayload);
+      return;
+    case "task":
+      void embedFor(message.task as string[]);
+      return;
+    case "delegated":
+      delegations.get(message.requestId)?.(message.result as Float32Array[] | null);
+      delegations.delete(message.requestId);
       return;
     case "stop":
       stopRequested = true;

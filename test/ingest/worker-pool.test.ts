@@ -1,6 +1,6 @@
 // The worker pool on its own, with a stand-in worker (pool-test-worker.ts) that can crash or hang on
-// demand: a crashing or hung worker is replaced and its job reported, the pool keeps working, and a
-// stop hands back the job that was running.
+// demand: a crashing or hung worker is replaced and its job reported, the pool keeps working, a busy
+// worker can hand a task to an idle one, and a stop hands back the job that was running.
 import { afterEach, describe, expect, test } from "bun:test";
 import { WorkerPool, type JobSource } from "../../src/ingest/pool.ts";
 
@@ -54,6 +54,22 @@ describe("worker pool", () => {
     startPool(jobs, { size: 2 });
     await until(() => log.finished.length === 6, "six jobs");
     expect(log.finished.sort()).toEqual(["done:j0", "done:j1", "done:j2", "done:j3", "done:j4", "done:j5"]);
+  });
+
+  test("a busy worker's task goes to an idle worker, and comes back null when none is free", async () => {
+    const { jobs, log, add } = recorder();
+    const pool = startPool(jobs, { size: 2 });
+    await until(() => pool.readyWorkers === 2, "both workers");
+    add("shared", "delegate");
+    pool.wake();
+    await until(() => log.finished.length === 1, "the delegating job");
+    expect(log.finished).toEqual(['done:shared delegated:"helped with shared"']);
+
+    const single = recorder();
+    single.add("alone", "delegate");
+    startPool(single.jobs, { size: 1 });
+    await until(() => single.log.finished.length === 1, "the job without a helper");
+    expect(single.log.finished).toEqual(["done:alone delegated:null"]);
   });
 
   test("a crashing worker is replaced, its job reported for retry, and later jobs still run", async () => {
