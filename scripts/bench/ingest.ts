@@ -45,7 +45,7 @@ function textOfSize(source: string[], bytes: number, start = 0): string {
 }
 
 /** A PDF of `pages` letter pages of 10-pt prose (~550 words each). */
-async function pdfOfPages(source: string[], pages: number): Promise<Uint8Array> {
+async function pdfOfPages(source: string[], pages: number): Promise<Uint8Array<ArrayBuffer>> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
   const words = textOfSize(source, pages * 4000, 5000).split(/\s+/);
@@ -59,7 +59,7 @@ async function pdfOfPages(source: string[], pages: number): Promise<Uint8Array> 
       page.drawText(line, { x: 50, y, size: 10, font });
     }
   }
-  return pdf.save();
+  return new Uint8Array(await pdf.save());
 }
 
 function percentile(values: number[], p: number): number {
