@@ -1,4 +1,5 @@
-// The HTTP application: everything under /api. Routes stay thin; the work happens in the domain modules.
+// The HTTP application: the API under /api and the built-in dashboard at /dashboard. Routes stay thin;
+// the work happens in the domain modules.
 import { Elysia } from "elysia";
 import type { AppContext } from "./context.ts";
 import { errorHandler } from "./errors.ts";
@@ -16,11 +17,12 @@ import { webhookRoutes } from "./routes/webhooks.ts";
 import { requestLogging } from "./request-log.ts";
 import { documentRoutes } from "./routes/documents.ts";
 import { searchRoutes } from "./routes/search.ts";
+import { dashboardRoutes } from "./dashboard/routes.ts";
 
 export function createApp(ctx: AppContext) {
   const v1 = new Elysia({ prefix: "/v1" }).use(accountRoutes(ctx)).use(knowledgeBaseRoutes(ctx)).use(documentRoutes(ctx)).use(searchRoutes(ctx)).use(usageRoutes(ctx)).use(requestRoutes(ctx));
 
-  return new Elysia({ prefix: "/api" })
+  const api = new Elysia({ prefix: "/api" })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = startRequest(request).id;
     })
@@ -33,6 +35,8 @@ export function createApp(ctx: AppContext) {
     .use(authRoutes(ctx))
     .use(webhookRoutes(ctx))
     .use(v1);
+
+  return new Elysia().use(api).use(dashboardRoutes);
 }
 
 export type App = ReturnType<typeof createApp>;
