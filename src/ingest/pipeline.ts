@@ -94,10 +94,11 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     if (error instanceof Dropped) return report;
     if (error instanceof Interrupted) throw error;
     const detail = failureMessage(error);
+    // A document deleted meanwhile (its file gone mid-read, say) is dropped without a word.
+    if (!failDocument(deps.db, documentId, detail, deps.clock.now())) return report;
     const cause = error instanceof ParseError ? error.cause : error instanceof QuarryError ? undefined : error;
     if (cause) console.error(`Ingestion of ${documentId} failed:`, cause);
-    const failed = failDocument(deps.db, documentId, detail, deps.clock.now());
-    return { ...report, outcome: failed ? "failed" : "dropped", errorDetail: detail };
+    return { ...report, outcome: "failed", errorDetail: detail };
   }
 }
 
