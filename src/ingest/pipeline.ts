@@ -113,8 +113,10 @@ async function embedPassages(deps: PipelineDeps, texts: string[], checkpoint: ()
     checkpoint();
     const mine = texts.slice(start, start + EMBED_BATCH);
     const theirs = texts.slice(start + EMBED_BATCH, start + 2 * EMBED_BATCH);
-    const [own, shared] = await Promise.all([embedHere(mine), theirs.length === 0 ? [] : deps.embedElsewhere(theirs)]);
-    vectors.push(...own, ...(shared ?? (await embedHere(theirs))));
+    // Ask first: inference blocks this thread while it runs, so the request must be out before it starts.
+    const shared = theirs.length === 0 ? Promise.resolve([]) : deps.embedElsewhere(theirs);
+    const own = await embedHere(mine);
+    vectors.push(...own, ...((await shared) ?? (await embedHere(theirs))));
   }
   return vectors;
 }
