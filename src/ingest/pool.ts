@@ -36,6 +36,8 @@ interface Slot {
   job: string | null;
   /** The delegated task this worker is doing, and for whom. */
   task: { from: Slot; requestId: number } | null;
+  /** Being terminated: gets nothing more while its close event is on the way. */
+  retired: boolean;
   timer?: Timer;
   exited: Promise<void>;
 }
@@ -95,7 +97,7 @@ export class WorkerPool<Result> {
     // loaders need what src/runtime set since (QUARRY_RUNTIME_DIR).
     const worker = new Worker(this.options.workerUrl, { env: process.env });
     let markExited!: () => void;
-    const slot: Slot = { worker, ready: false, job: null, task: null, exited: new Promise((resolve) => (markExited = resolve)) };
+    const slot: Slot = { worker, ready: false, job: null, task: null, retired: false, exited: new Promise((resolve) => (markExited = resolve)) };
     this.slots.add(slot);
     worker.addEventListener("message", (event: MessageEvent<FromWorker<Result>>) => this.onMessage(slot, event.data));
     worker.addEventListener("error", (event) => {
@@ -154,7 +156,7 @@ export class WorkerPool<Result> {
   }
 
   private isIdle(slot: Slot): boolean {
-    return slot.ready && slot.job === null && slot.task === null;
+    return slot.ready && !slot.retired && slot.job === null && slot.task === null;
   }
 
   private onExit(slot: Slot, code: number): void {
@@ -197,6 +199,7 @@ export class WorkerPool<Result> {
     this.release(slot, (jobId) => this.options.source.crashed(jobId, `Processing took longer than ${minutes} minutes`, false));
     this.log(`Ingestion job ${id} timed out; replacing its worker`);
     // The close event spawns the replacement (the slot has no job any more, so nothing is reported twice).
+    slot.retired = true;
     slot.worker.terminate();
   }
 
