@@ -66,9 +66,9 @@ export class Ingestion implements JobSource<PipelineReport> {
   claim(): { id: string; payload: JobPayload } | null {
     const { db, clock } = this.options;
     if (!hasQueuedJob(db)) return null;
-    const job = writeTx(db, () => claimNext(db, clock.now()));
-    if (!job) return null;
-    return { id: job.documentId, payload: { clockOffsetMs: clock.now().getTime() - Date.now() } };
+    const documentId = writeTx(db, () => claimNext(db, clock.now()));
+    if (!documentId) return null;
+    return { id: documentId, payload: { clockOffsetMs: clock.now().getTime() - Date.now() } };
   }
 
   finished(_id: string, report: PipelineReport): void {

@@ -5,12 +5,6 @@ import type { Db } from "../store/db.ts";
 /** Claims per document before it is failed: a file that keeps killing its worker must not loop forever. */
 export const MAX_ATTEMPTS = 3;
 
-export interface ClaimedJob {
-  documentId: string;
-  /** Claims including this one. */
-  attempts: number;
-}
-
 /** Queues the document at the back of the line (again, for a replacement). Call inside the write transaction. */
 export function enqueue(db: Db, documentId: string, now: Date): void {
   db.query("DELETE FROM ingest_jobs WHERE document_id = ?").run(documentId);
@@ -25,16 +19,16 @@ export function hasQueuedJob(db: Db): boolean {
   return db.query("SELECT 1 FROM ingest_jobs WHERE state = 'queued' LIMIT 1").get() !== null;
 }
 
-/** Takes the oldest queued job and marks it running. Call inside a write transaction. */
-export function claimNext(db: Db, now: Date): ClaimedJob | null {
+/** Takes the oldest queued job, marks it running and counts the attempt; its document id, or null. Call inside a write transaction. */
+export function claimNext(db: Db, now: Date): string | null {
   const row = db
-    .query<{ document_id: string; attempts: number }, [string]>(
+    .query<{ document_id: string }, [string]>(
       `UPDATE ingest_jobs SET state = 'running', attempts = attempts + 1, started_at = ?
        WHERE seq = (SELECT seq FROM ingest_jobs WHERE state = 'queued' ORDER BY seq LIMIT 1)
-       RETURNING document_id, attempts`,
+       RETURNING document_id`,
     )
     .get(now.toISOString());
-  return row ? { documentId: row.document_id, attempts: row.attempts } : null;
+  return row?.document_id ?? null;
 }
 
 export function attemptsOf(db: Db, documentId: string): number | null {
