@@ -30,10 +30,10 @@ function documentText(title: string | undefined, text: string): string {
 export function loadCollection(name: string): Collection {
   const dir = join(EVAL_DIR, name);
   if (!existsSync(dir)) throw new Error(`No evaluation collection at ${dir} (expected ../shared/eval/ beside the repo)`);
-  const corpus = readJsonl<{ _id: string; title?: string; text: string }>(join(dir, "corpus.jsonl")).map((d) => ({
-    id: String(d._id),
-    text: documentText(d.title, d.text),
-  }));
+  // Entries without any text (cran has one) cannot be ingested, nor found.
+  const corpus = readJsonl<{ _id: string; title?: string; text: string }>(join(dir, "corpus.jsonl"))
+    .map((d) => ({ id: String(d._id), text: documentText(d.title, d.text) }))
+    .filter((d) => d.text.trim().length > 0);
   const queries = readJsonl<{ _id: string; text: string }>(join(dir, "queries.jsonl")).map((q) => ({ id: String(q._id), text: q.text }));
   const qrels = new Map<string, Map<string, number>>();
   for (const line of readFileSync(join(dir, "qrels.tsv"), "utf8").split("\n").slice(1)) {

@@ -3,7 +3,7 @@
 import type { Db } from "../store/db.ts";
 import { KbIndex } from "./kb-index.ts";
 
-const IDLE_MS = 15 * 60 * 1000;
+const IDLE_MS = 60 * 60 * 1000;
 
 export class IndexCache {
   private readonly indexes = new Map<string, KbIndex>();

@@ -41,17 +41,12 @@ function pushWord(word: string, out: string[]): void {
 /** The keyword terms of a text, in order, repeats kept (term frequency counts them). */
 export function keywordTerms(text: string): string[] {
   let normalized = text.toLowerCase();
-  if (NON_ASCII.test(normalized)) normalized = normalized.normalize("NFKD").replace(MARKS, "");
+  const ascii = !NON_ASCII.test(normalized);
+  if (!ascii) normalized = normalized.normalize("NFKD").replace(MARKS, "");
   const out: string[] = [];
-  for (const [word] of normalized.matchAll(WORD)) {
-    if (!NON_ASCII.test(word) || !CJK.test(word)) {
-      pushWord(word, out);
-      continue;
-    }
-    for (const [part] of word.matchAll(CJK_RUNS)) {
-      if (CJK.test(part)) pushCjk(part, out);
-      else pushWord(part, out);
-    }
+  for (const word of normalized.match(WORD) ?? []) {
+    if (ascii || !CJK.test(word)) pushWord(word, out);
+    else for (const part of word.match(CJK_RUNS)!) (CJK.test(part) ? pushCjk : pushWord)(part, out);
   }
   return out;
 }
