@@ -6,6 +6,7 @@
 // at the next checkpoint and exit. A busy worker may "delegate" a task; the pool gives it to an idle
 // worker (queued jobs come first) and relays the result, or answers null at once when none is free.
 import type { FromWorker, ToWorker } from "./worker-protocol.ts";
+import { SHARE_ENV } from "node:worker_threads";
 
 export interface JobSource<Result> {
   /** The next job to run, or null when there is none. */
@@ -95,7 +96,7 @@ export class WorkerPool<Result> {
   private spawn(): void {
     // Bun's default is the environment the process started with; the compiled binary's native addon
     // loaders need what src/runtime set since (QUARRY_RUNTIME_DIR).
-    const worker = new Worker(this.options.workerUrl, { env: process.env });
+    const worker = new Worker(this.options.workerUrl, { env: SHARE_ENV });
     let markExited!: () => void;
     const slot: Slot = { worker, ready: false, job: null, task: null, retired: false, exited: new Promise((resolve) => (markExited = resolve)) };
     this.slots.add(slot);
