@@ -35,16 +35,19 @@ export class KeywordIndex {
   private chunkCount = 0;
   private totalLength = 0;
   private scratch = new Float64Array(0);
+  /** Per slot, BM25's length normalization k1·(1 − b + b·length/average); rebuilt after changes. */
+  private norms: Float64Array | null = null;
 
-  /** Indexes a chunk's text under its slot (slots are added in increasing order). */
+  /** Indexes a chunk's text under its slot. */
   add(slot: number, text: string): void {
     const terms = keywordTerms(text);
-    const counts = new Map<string, number>();
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-    for (const [term, tf] of counts) {
+    for (const term of terms) {
       let list = this.postings.get(term);
       if (!list) this.postings.set(term, (list = new Postings()));
-      list.add(slot, tf);
+      // A term seen before in this chunk was appended last to its list: count it there.
+      const last = list.length - 1;
+      if (last >= 0 && list.slots[last] === slot) list.tfs[last] = Math.min(list.tfs[last] + 1, 0xffff);
+      else list.add(slot, 1);
     }
     if (slot >= this.lengths.length) {
       const lengths = new Uint32Array(Math.max(slot + 1, this.lengths.length * 2));
@@ -54,6 +57,7 @@ export class KeywordIndex {
     this.lengths[slot] = terms.length;
     this.chunkCount++;
     this.totalLength += terms.length;
+    this.norms = null;
   }
 
   /** Renumbers slots after chunks were dropped: remap[old] is the new slot, or -1 for a dropped chunk. */
@@ -68,6 +72,7 @@ export class KeywordIndex {
       this.totalLength += this.lengths[old];
     }
     this.lengths = lengths;
+    this.norms = null;
     for (const [term, list] of this.postings) {
       let kept = 0;
       for (let i = 0; i < list.length; i++) {
@@ -90,7 +95,7 @@ export class KeywordIndex {
     const weights = queryTermWeights(query);
     if (weights.size === 0 || this.chunkCount === 0) return [];
     const n = this.chunkCount;
-    const averageLength = this.totalLength / n || 1;
+    const norms = this.lengthNorms();
     if (this.scratch.length < this.lengths.length) this.scratch = new Float64Array(this.lengths.length);
     const scores = this.scratch;
     const touched: number[] = [];
@@ -98,13 +103,13 @@ export class KeywordIndex {
       const list = this.postings.get(term);
       if (!list) continue;
       const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5));
+      const termWeight = weight * idf * (BM25_K1 + 1);
       for (let i = 0; i < list.length; i++) {
         const slot = list.slots[i];
         if (eligible && !eligible[slot]) continue;
         const tf = list.tfs[i];
-        const norm = BM25_K1 * (1 - BM25_B + (BM25_B * this.lengths[slot]) / averageLength);
         if (scores[slot] === 0) touched.push(slot);
-        scores[slot] += (weight * idf * tf * (BM25_K1 + 1)) / (tf + norm);
+        scores[slot] += (termWeight * tf) / (tf + norms[slot]);
       }
     }
     const best = new TopK(limit);
@@ -113,6 +118,14 @@ export class KeywordIndex {
       scores[slot] = 0;
     }
     return best.sorted();
+  }
+
+  private lengthNorms(): Float64Array {
+    if (this.norms) return this.norms;
+    const averageLength = this.totalLength / this.chunkCount || 1;
+    const norms = new Float64Array(this.lengths.length);
+    for (let slot = 0; slot < norms.length; slot++) norms[slot] = BM25_K1 * (1 - BM25_B + (BM25_B * this.lengths[slot]) / averageLength);
+    return (this.norms = norms);
   }
 }
 

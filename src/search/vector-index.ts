@@ -6,9 +6,14 @@ import { TopK, type Scored } from "./topk.ts";
 
 /** Up to this many candidates, every candidate is scored on its 8-bit code. */
 const EXACT_LIMIT = 4096;
-/** Shortlist kept by Hamming distance: at least this many, and this many times the results asked for. */
+/**
+ * Shortlist kept by Hamming distance: the largest of 1,000, 10 × the results asked for and 4 % of the
+ * candidates. Measured on real embeddings (npl, 12k chunks), a 4 % shortlist keeps ~97 % of the exact
+ * top 10 (1 %: 86 %, 8 %: 99 %).
+ */
 const SHORTLIST_MIN = 1000;
 const SHORTLIST_FACTOR = 10;
+const SHORTLIST_FRACTION = 0.04;
 
 const POPCOUNT16 = new Uint8Array(1 << 16);
 for (let i = 1; i < POPCOUNT16.length; i++) POPCOUNT16[i] = (i & 1) + POPCOUNT16[i >> 1];
@@ -73,15 +78,22 @@ export class VectorIndex {
    * when given, marks the slots that may be returned.
    */
   search(query: Float32Array, eligible: Uint8Array | null, limit: number): Scored[] {
-    const candidates: number[] = [];
-    for (let slot = 0; slot < this.size; slot++) {
-      if (this.present[slot] && (!eligible || eligible[slot])) candidates.push(slot);
-    }
-    const shortlist =
-      candidates.length <= EXACT_LIMIT ? candidates : this.nearestByBits(query, candidates, Math.max(SHORTLIST_MIN, SHORTLIST_FACTOR * limit));
+    const candidates = this.candidates(eligible);
+    const keep = Math.max(SHORTLIST_MIN, SHORTLIST_FACTOR * limit, Math.ceil(SHORTLIST_FRACTION * candidates.length));
+    const shortlist = candidates.length <= Math.max(EXACT_LIMIT, keep) ? candidates : this.nearestByBits(query, candidates, keep);
     const best = new TopK(limit);
     for (const slot of shortlist) best.push(slot, this.cosine(query, slot));
     return best.sorted();
+  }
+
+  /** Slots that have a vector and are eligible. */
+  private candidates(eligible: Uint8Array | null): Int32Array {
+    const out = new Int32Array(this.size);
+    let n = 0;
+    for (let slot = 0; slot < this.size; slot++) {
+      if (this.present[slot] === 1 && (eligible === null || eligible[slot] === 1)) out[n++] = slot;
+    }
+    return out.subarray(0, n);
   }
 
   private cosine(query: Float32Array, slot: number): number {
@@ -93,27 +105,28 @@ export class VectorIndex {
   }
 
   /** The candidates with the smallest Hamming distance to the query's sign bits (ties at the edge kept). */
-  private nearestByBits(query: Float32Array, candidates: number[], keep: number): number[] {
+  private nearestByBits(query: Float32Array, candidates: Int32Array, keep: number): Int32Array {
     const queryBits = new Uint32Array(this.words);
     for (let i = 0; i < query.length; i++) if (query[i] > 0) queryBits[i >> 5] |= 1 << (i & 31);
     const distances = new Uint16Array(candidates.length);
     const histogram = new Uint32Array(this.dimension + 1);
+    const bits = this.bits;
     for (let c = 0; c < candidates.length; c++) {
       const base = candidates[c] * this.words;
       let distance = 0;
       for (let w = 0; w < this.words; w++) {
-        const x = this.bits[base + w] ^ queryBits[w];
+        const x = bits[base + w] ^ queryBits[w];
         distance += POPCOUNT16[x & 0xffff] + POPCOUNT16[x >>> 16];
       }
       distances[c] = distance;
       histogram[distance]++;
     }
     let cutoff = 0;
-    for (let seen = 0; cutoff <= this.dimension; cutoff++) {
-      seen += histogram[cutoff];
-      if (seen >= keep) break;
-    }
-    return candidates.filter((_, c) => distances[c] <= cutoff);
+    for (let seen = histogram[0]; seen < keep; seen += histogram[++cutoff]);
+    const out = new Int32Array(candidates.length);
+    let n = 0;
+    for (let c = 0; c < candidates.length; c++) if (distances[c] <= cutoff) out[n++] = candidates[c];
+    return out.subarray(0, n);
   }
 
   private grow(needed: number): void {
