@@ -10,6 +10,7 @@ import { chargeSearchQuery } from "../../billing/usage.ts";
 import { SearchService, SEARCH_MODES, HYBRID_SIDE_DEPTH } from "../../search/search.ts";
 import { filterIssues, OPERATORS, type MetadataFilter } from "../../search/filters.ts";
 import { KEYWORD_SCORE_MIDPOINT, RRF_K } from "../../search/scores.ts";
+import { BM25_B, BM25_K1 } from "../../search/keyword-index.ts";
 import { RERANK_POOL_FACTOR, RERANK_POOL_MIN } from "../../search/rerank.ts";
 
 const Filter = z
@@ -77,7 +78,7 @@ USAGE_LIMIT_EXCEEDED with details {limit, current_usage, plan, requested} when i
 model then fails (503 EXTERNAL_SERVICE_ERROR).
 
 **Modes.** \`vector\` (default): the query is embedded and compared with every chunk by cosine similarity.
-\`keyword\`: BM25 (k1 = 1.2, b = 0.75) over stemmed English terms with stopwords removed; any text is accepted, query
+\`keyword\`: BM25 (k1 = ${BM25_K1}, b = ${BM25_B}) over stemmed English terms with stopwords removed; any text is accepted, query
 syntax characters are ignored, terms are ORed; no embedding call (embedding_tokens 0). A query with no searchable
 terms returns no results. \`keyword_query\` replaces the text of the keyword side. \`hybrid\`: both, fused by Reciprocal
 Rank Fusion (k = ${RRF_K}) over the best ${HYBRID_SIDE_DEPTH} chunks of each side, the vector side weighted by alpha
