@@ -38,7 +38,9 @@ export class KeywordIndex {
   private lengths = new Uint32Array(1024);
   private chunkCount = 0;
   private totalLength = 0;
+  /** Per-search accumulators, kept between searches: scores by slot, and which slots got one. */
   private scratch = new Float64Array(0);
+  private touched = new Int32Array(0);
   /** Per slot, BM25's length normalization k1·(1 − b + b·length/average); rebuilt after changes. */
   private norms: Float64Array | null = null;
 
@@ -100,9 +102,13 @@ export class KeywordIndex {
     if (weights.size === 0 || this.chunkCount === 0) return [];
     const n = this.chunkCount;
     const norms = this.lengthNorms();
-    if (this.scratch.length < this.lengths.length) this.scratch = new Float64Array(this.lengths.length);
+    if (this.scratch.length < this.lengths.length) {
+      this.scratch = new Float64Array(this.lengths.length);
+      this.touched = new Int32Array(this.lengths.length);
+    }
     const scores = this.scratch;
-    const touched: number[] = [];
+    const touched = this.touched;
+    let touchedCount = 0;
     for (const [term, weight] of weights) {
       const list = this.postings.get(term);
       if (!list) continue;
@@ -112,12 +118,13 @@ export class KeywordIndex {
         const slot = list.slots[i];
         if (eligible && !eligible[slot]) continue;
         const tf = list.tfs[i];
-        if (scores[slot] === 0) touched.push(slot);
+        if (scores[slot] === 0) touched[touchedCount++] = slot;
         scores[slot] += (termWeight * tf) / (tf + norms[slot]);
       }
     }
     const best = new TopK(limit);
-    for (const slot of touched) {
+    for (let i = 0; i < touchedCount; i++) {
+      const slot = touched[i];
       best.push(slot, scores[slot]);
       scores[slot] = 0;
     }
