@@ -104,26 +104,32 @@ test("a filter matching 1 % of the chunks still returns top_k, in every mode", a
   const big = await createKb(server);
   const sentence = (i: number) =>
     `Report ${i}: volcanic eruptions, magma chambers and lava flows were measured at station ${i}, with ash columns rising over the crater. `;
+  // ~50k words of filler, so the two short rare documents stay near 1 % of the chunks whatever the chunk size.
   const filler = Array.from({ length: 10 }, (_, d) => ({
     name: `filler-${d}`,
-    text: Array.from({ length: 60 }, (_, i) => sentence(d * 100 + i)).join("\n\n"),
+    text: Array.from({ length: 200 }, (_, i) => sentence(d * 1000 + i)).join("\n\n"),
     metadata: { shelf: "common" },
   }));
-  const rare = { name: "rare", text: "Gardening notes: tomatoes need sun.\n\nWater the basil daily.\n\nRoses like clay soil.", metadata: { shelf: "rare" } };
-  await addDocs(server, big, [...filler, rare]);
+  const rare = [
+    { name: "rare-garden", text: "Gardening notes: tomatoes need sun, water the basil daily.", metadata: { shelf: "rare" } },
+    { name: "rare-kitchen", text: "Kitchen notes: sharpen the knives and oil the basil board.", metadata: { shelf: "rare" } },
+  ];
+  await addDocs(server, big, [...filler, ...rare]);
   const all = await search(server, big, { query: "volcano", mode: "keyword", top_k: 1 });
-  const rareChunks = (await server.request("GET", `/v1/knowledge-bases/${big.kbId}/documents/${big.docs.rare}/chunks`, { token: big.account.apiKey })).body.data.length;
-  expect(rareChunks).toBeGreaterThanOrEqual(1);
-  expect(rareChunks / all.usage.chunks_searched).toBeLessThanOrEqual(0.02);
-  for (const mode of ["vector", "keyword", "hybrid"]) {
-    const data = await search(server, big, { query: "volcanic eruption lava magma ash crater", mode, top_k: rareChunks, filter: { shelf: { $eq: "rare" } } });
+  const rareFilter = { shelf: { $eq: "rare" } };
+  const scoped = await search(server, big, { query: "volcano", mode: "keyword", filter: rareFilter });
+  const rareChunks = scoped.usage.chunks_searched;
+  expect(rareChunks).toBeGreaterThanOrEqual(2);
+  expect(rareChunks / all.usage.chunks_searched).toBeLessThanOrEqual(0.015);
+  for (const mode of ["vector", "hybrid"]) {
+    const data = await search(server, big, { query: "volcanic eruption lava magma ash crater", mode, top_k: rareChunks, filter: rareFilter });
     expect(data.usage.chunks_searched).toBe(rareChunks);
-    if (mode === "keyword") continue; // the rare document shares no term with the query
     expect(data.results).toHaveLength(rareChunks);
-    expect(new Set(data.results.map((r) => r.document_id))).toEqual(new Set([big.docs.rare]));
+    expect(new Set(data.results.map((r) => r.document_id))).toEqual(new Set([big.docs["rare-garden"], big.docs["rare-kitchen"]]));
   }
-  const keyword = await search(server, big, { query: "volcanic basil", mode: "keyword", top_k: 1, filter: { shelf: { $eq: "rare" } } });
-  expect(docNames(big, keyword.results)).toEqual(["rare"]);
+  // Keyword mode returns only chunks containing a query term: both rare documents mention basil.
+  const keyword = await search(server, big, { query: "volcanic basil", mode: "keyword", top_k: 2, filter: rareFilter });
+  expect(docNames(big, keyword.results).sort()).toEqual(["rare-garden", "rare-kitchen"]);
 });
 
 test("metadata changes (PATCH) apply to the next search", async () => {
