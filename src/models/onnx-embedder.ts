@@ -14,10 +14,13 @@ export interface EmbedderOptions extends SessionOptions {
 export class OnnxEmbedder implements Embedder {
   readonly id: string;
   /**
-   * Content tokens kept per text: the model's sequence length minus its special tokens. Counts here, in
-   * countTokens and in EmbedResult.tokenCounts exclude special tokens ([CLS], [SEP]) and include the prefix.
+   * Longest text embedded whole, in content tokens. Counts here, in countTokens and in EmbedResult.tokenCounts
+   * exclude special tokens ([CLS], [SEP]) and include the prefix. With longInputs "windows" it is
+   * MAX_WINDOWS model windows; otherwise one window.
    */
   readonly maxTokens: number;
+  /** Content tokens the model reads in one run: its sequence length minus its special tokens. */
+  private readonly windowTokens: number;
 
   private constructor(
     private readonly config: EmbedderConfig,
@@ -27,7 +30,8 @@ export class OnnxEmbedder implements Embedder {
     private readonly batchSize: number,
   ) {
     this.id = config.id;
-    this.maxTokens = config.maxLength - tokenizer.specialTokenCount(false);
+    this.windowTokens = config.maxLength - tokenizer.specialTokenCount(false);
+    this.maxTokens = config.longInputs === "windows" ? this.windowTokens * MAX_WINDOWS : this.windowTokens;
   }
 
   static async load(dir: string, options: EmbedderOptions = {}): Promise<OnnxEmbedder> {
@@ -65,10 +69,10 @@ export class OnnxEmbedder implements Embedder {
 
   /** The token windows a text is embedded from: the first window, or all of them (longInputs "windows"). */
   private windows(ids: number[]): number[][] {
-    if (this.config.longInputs === "truncate" || ids.length <= this.maxTokens) return [ids.slice(0, this.maxTokens)];
+    if (this.config.longInputs === "truncate" || ids.length <= this.windowTokens) return [ids.slice(0, this.windowTokens)];
     const windows: number[][] = [];
-    for (let start = 0; start < ids.length && windows.length < MAX_WINDOWS; start += this.maxTokens) {
-      windows.push(ids.slice(start, start + this.maxTokens));
+    for (let start = 0; start < this.maxTokens && start < ids.length; start += this.windowTokens) {
+      windows.push(ids.slice(start, start + this.windowTokens));
     }
     return windows;
   }

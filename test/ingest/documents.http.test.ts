@@ -134,7 +134,7 @@ describe("GET /documents", () => {
 describe("GET /documents/{id}/chunks", () => {
   test("pages through chunks in chunk_index order with a chunk_index cursor", async () => {
     const ws = await workspace(server);
-    const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} describes topic number ${i} in some detail, with several words to fill the chunk.`);
+    const paragraphs = Array.from({ length: 120 }, (_, i) => `Paragraph ${i} describes topic number ${i} in some detail, with several words to fill the chunk.`);
     const res = await addText(server, ws, { text: paragraphs.join("\n\n") });
     const doc = await waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id);
     expect(doc.chunk_count).toBeGreaterThan(3);
@@ -149,7 +149,7 @@ describe("GET /documents/{id}/chunks", () => {
     } while (cursor);
     expect(seen).toEqual(Array.from({ length: doc.chunk_count }, (_, i) => i));
     const all = await allChunks(server, ws, doc.id);
-    expect(all.map((c) => c.text).join(" ")).toContain("Paragraph 39 describes");
+    expect(all.map((c) => c.text).join(" ")).toContain("Paragraph 119 describes");
   });
 });
 
