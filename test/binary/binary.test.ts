@@ -129,6 +129,15 @@ describe("the compiled binary, alone in an empty directory", () => {
     expect(document).toMatchObject({ status: "ready", chunk_count: 1 });
     const chunks = await api.request("GET", `/v1/knowledge-bases/${kb.body.data.id}/documents/${document.id}/chunks`, { token: account.apiKey });
     expect(chunks.body.data[0].text).toBe(text);
+    for (const mode of ["keyword", "vector", "hybrid"]) {
+      const search = await api.request("POST", `/v1/knowledge-bases/${kb.body.data.id}/search`, {
+        token: account.apiKey,
+        body: { query: "who boards the freighters?", mode },
+      });
+      expect(search.status).toBe(200);
+      expect(search.body.data.results[0]).toMatchObject({ document_id: document.id, text });
+      expect(search.body.data.usage.search_mode).toBe(mode);
+    }
   }, 120_000);
 
   test("a scanned PDF is rendered and read by OCR inside the binary", async () => {
