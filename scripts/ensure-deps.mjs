@@ -14,15 +14,20 @@ function mtime(path) {
   return existsSync(path) ? statSync(path).mtimeMs : 0;
 }
 
-function run(cmd, args) {
+function attempt(cmd, args) {
   const result = spawnSync(cmd, args, {
     cwd: root,
     stdio: ["ignore", "inherit", "inherit"],
     env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: "skip" },
   });
-  if (result.status !== 0) {
+  return result.status ?? 1;
+}
+
+function run(cmd, args) {
+  const status = attempt(cmd, args);
+  if (status !== 0) {
     console.error(`ensure-deps: '${cmd} ${args.join(" ")}' failed`);
-    process.exit(result.status ?? 1);
+    process.exit(status);
   }
 }
 
@@ -33,7 +38,10 @@ const stale =
 if (stale) {
   console.error("ensure-deps: installing npm dependencies…");
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  run(npm, existsSync(join(root, "package-lock.json")) ? ["ci", "--no-audit", "--no-fund"] : ["install", "--no-audit", "--no-fund"]);
+  // npm ci installs exactly what the lock says; should the registry no longer serve a locked version
+  // (or the lock disagree with package.json), npm install resolves afresh rather than leave no install.
+  const locked = existsSync(join(root, "package-lock.json")) && attempt(npm, ["ci", "--no-audit", "--no-fund"]) === 0;
+  if (!locked) run(npm, ["install", "--no-audit", "--no-fund"]);
 }
 
 // Generated assets: each script is idempotent and returns quickly when its output exists.
