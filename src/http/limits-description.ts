@@ -39,8 +39,9 @@ An account whose subscription ends returns to the trial plan's allowances with t
 
 **Rate limits.** Every /v1 request counts against the account's per-second rate (the same bucket whichever credential is used).
 The algorithm is a token bucket per account: capacity = the plan's requests per second, refilled continuously at that rate.
-A full bucket allows a burst of that many requests at once, then one request per 1/rate seconds; after a plan change the
-bucket keeps its tokens and fills at the new rate. Buckets live in the server's memory. Each authenticated /v1 response carries
+A full bucket allows a burst of that many requests at once, then one request per 1/rate seconds; a plan change applies to
+the bucket at once: its capacity becomes the new rate and the requests already spent from it stay spent (an account that just
+upgraded from 5 to 10 per second after 2 requests has 8 left). Buckets live in the server's memory. Each authenticated /v1 response carries
 \`RateLimit-Limit\` (the rate), \`RateLimit-Remaining\` (whole requests left in the bucket) and \`RateLimit-Reset\` (seconds
 until the bucket is full again); a refused request is 429 RATE_LIMIT_EXCEEDED "Rate limit exceeded" with \`Retry-After\`
 (whole seconds until a request will be accepted). A refused request takes no token.

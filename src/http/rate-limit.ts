@@ -1,6 +1,8 @@
 // Per-account rate limiting at the plan's requests per second: a token bucket per account whose
 // capacity and refill rate both equal the per-second rate. A full bucket allows a burst of that many
-// requests at once; after that, one request per 1/rate seconds. Limits live in memory (one process).
+// requests at once; after that, one request per 1/rate seconds. When the rate changes (a plan change), the
+// bucket keeps the requests already spent from it: its capacity moves to the new rate at once. Limits live in
+// memory (one process).
 import { QuarryError } from "../errors.ts";
 
 export interface RateDecision {
@@ -16,6 +18,7 @@ export interface RateDecision {
 
 interface Bucket {
   tokens: number;
+  capacity: number;
   updatedAt: number;
 }
 
@@ -31,6 +34,10 @@ export class RateLimiter {
   take(key: string, perSecond: number): RateDecision {
     const now = this.nowMs();
     const bucket = this.buckets.get(key) ?? this.newBucket(key, perSecond, now);
+    if (bucket.capacity !== perSecond) {
+      bucket.tokens = Math.max(0, bucket.tokens + perSecond - bucket.capacity);
+      bucket.capacity = perSecond;
+    }
     bucket.tokens = Math.min(perSecond, bucket.tokens + ((now - bucket.updatedAt) * perSecond) / 1000);
     bucket.updatedAt = now;
     const allowed = bucket.tokens >= 1;
@@ -48,7 +55,7 @@ export class RateLimiter {
     if (this.buckets.size >= MAX_BUCKETS) {
       for (const [k, b] of this.buckets) if (now - b.updatedAt > 1000) this.buckets.delete(k);
     }
-    const bucket = { tokens: perSecond, updatedAt: now };
+    const bucket = { tokens: perSecond, capacity: perSecond, updatedAt: now };
     this.buckets.set(key, bucket);
     return bucket;
   }

@@ -2,11 +2,13 @@
 // real HTTP API. The limiter's clock is frozen and moved by hand, so bursts are counted exactly.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signup, startTestServer, type ApiResponse, type TestAccount, type TestServer } from "../helpers/server.ts";
+import { deliverWebhook, newWebhookSecret, subscriptionEvent } from "./webhook-client.ts";
 
+const secret = newWebhookSecret();
 let server: TestServer;
 let nowMs = 0;
 beforeAll(async () => {
-  server = await startTestServer({ rateLimitClock: () => nowMs });
+  server = await startTestServer({ rateLimitClock: () => nowMs, env: { QUARRY_WEBHOOK_SECRET: secret } });
 });
 afterAll(() => server.stop());
 
@@ -83,6 +85,27 @@ describe("rate limit", () => {
     for (let i = 0; i < 3; i++) expect((await get(account)).status).toBe(429);
     nowMs += 200;
     expect((await get(account)).status).toBe(200);
+  });
+
+  test("a plan change applies to the bucket at once: the new capacity, minus the requests already spent", async () => {
+    const account = await signup(server);
+    await burst(2, () => get(account));
+    const upgrade = subscriptionEvent("subscription.active", account.id, { product_id: "prod_starter" });
+    expect((await deliverWebhook(server, secret, upgrade)).status).toBe(200);
+    const first = await get(account);
+    expect(first.headers.get("ratelimit-limit")).toBe("10");
+    expect(first.headers.get("ratelimit-remaining")).toBe("7");
+    expect(statuses(await burst(9, () => get(account)))).toEqual([...Array(7).fill(200), 429, 429]);
+    nowMs += 1000;
+    expect(statuses(await burst(12, () => get(account)))).toEqual([...Array(10).fill(200), 429, 429]);
+    nowMs += 1000;
+    await burst(3, () => get(account));
+    const cancel = subscriptionEvent("subscription.canceled", account.id);
+    expect((await deliverWebhook(server, secret, cancel)).status).toBe(200); // back to 5/s: 10 - 3 spent - 5 = 2 left
+    const after = await get(account);
+    expect(after.headers.get("ratelimit-limit")).toBe("5");
+    expect(after.headers.get("ratelimit-remaining")).toBe("1");
+    expect(statuses(await burst(3, () => get(account)))).toEqual([200, 429, 429]);
   });
 
   test("requests without a valid credential are not rate limited (401 each time)", async () => {
