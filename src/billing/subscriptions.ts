@@ -66,21 +66,22 @@ function setPlan(account: AccountRow, event: SubscriptionEvent, now: Date): Subs
 
 /**
  * The subscription is over: back to the trial plan's allowances, with the trial already expired, so the
- * account can read its data but not ingest or search until it subscribes again. An event for another
- * subscription than the account's current one changes nothing (it would cancel the wrong subscription).
+ * account can read its data but not ingest or search until it subscribes again. This holds for an account
+ * still in its trial too (its trial ends now). An event for another subscription than the account's current
+ * one changes nothing (it would cancel the wrong subscription).
  */
 function endSubscription(account: AccountRow, event: SubscriptionEvent, now: Date): SubscriptionDecision {
-  if (account.plan === "trial") return { outcome: "already_on_trial", update: null };
+  const trialEndsAt = new Date(account.trial_ends_at).getTime();
+  if (account.plan === "trial" && trialEndsAt <= now.getTime()) return { outcome: "already_on_trial", update: null };
   if (event.subscriptionId && account.subscription_id && event.subscriptionId !== account.subscription_id) {
     return { outcome: "stale_subscription", update: null };
   }
-  const trialEnd = new Date(Math.min(new Date(account.trial_ends_at).getTime(), now.getTime()));
   return {
     outcome: "subscription_ended",
     update: {
       ...current(account),
       plan: "trial",
-      trialEndsAt: trialEnd.toISOString(),
+      trialEndsAt: new Date(Math.min(trialEndsAt, now.getTime())).toISOString(),
       subscriptionId: account.subscription_id ?? event.subscriptionId,
       customerId: account.customer_id ?? event.customerId,
     },

@@ -171,6 +171,24 @@ describe("subscription events", () => {
     }
   });
 
+  test("an end event for an account still in its trial ends the trial: ingestion and search refused, reads work", async () => {
+    const account = await signup(server);
+    const kbId = (await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "kb" } })).body.data.id;
+    const res = await deliver(subscription("subscription.canceled", account));
+    expect(outcomeOf(res.id)).toBe("subscription_ended");
+    const after = await accountOf(account);
+    expect(after.plan).toBe("trial");
+    expect(new Date(after.trial_ends_at).getTime()).toBeLessThanOrEqual(clock.now().getTime());
+    const text = await server.request("POST", `/v1/knowledge-bases/${kbId}/documents/text`, { token: account.apiKey, body: { text: "late" } });
+    const search = await server.request("POST", `/v1/knowledge-bases/${kbId}/search`, { token: account.apiKey, body: { query: "late" } });
+    for (const refused of [text, search]) {
+      expect(refused.status).toBe(429);
+      expect(refused.body.error).toMatchObject({ code: "USAGE_LIMIT_EXCEEDED", details: { resource: "trial", limit: 7, used: 0 } });
+    }
+    expect((await server.request("GET", `/v1/knowledge-bases/${kbId}`, { token: account.apiKey })).status).toBe(200);
+    expect(outcomeOf((await deliver(subscription("subscription.revoked", account))).id)).toBe("already_on_trial");
+  });
+
   test("an end event for another subscription than the account's current one changes nothing", async () => {
     const account = await signup(server);
     await deliver(subscription("subscription.active", account, { subscription_id: "sub_new" }));

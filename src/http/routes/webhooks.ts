@@ -46,7 +46,7 @@ const DESCRIPTION = [
   "A redelivered webhook-id is acknowledged without being applied again.",
   `${PLAN_EVENTS.join(", ")} set the plan from data.product_id (${Object.entries(PLAN_BY_PRODUCT_ID).map(([p, n]) => `${p} → ${n}`).join(", ")});`,
   "a new subscription starts a new billing period (usage from zero), a product change on the same subscription keeps the period.",
-  `${END_EVENTS.join(", ")} return the account to the trial plan's allowances with the trial over (reads keep working);`,
+  `${END_EVENTS.join(", ")} return the account to the trial plan's allowances with the trial over, also for an account still in its trial (reads keep working);`,
   "an end event for a subscription other than the account's current one is ignored.",
   "The account is found by data.metadata.account_id, else data.customer_email, else a data.customer_id seen before.",
   "Unknown events, unknown products and events for no known account are acknowledged and recorded without effect.",
