@@ -104,9 +104,11 @@ describe("GET /v1/requests", () => {
     expect(res.body).toEqual({ error: { code: "NOT_FOUND", message: `Request not found: ${id}` } });
     const unknown = await server.request("GET", "/v1/requests/req_doesnotexist", { token: owner.apiKey });
     expect(unknown.body.error.message).toBe("Request not found: req_doesnotexist");
-    const malformed = await server.request("GET", "/v1/requests/kb_123", { token: owner.apiKey });
-    expect(malformed.status).toBe(400);
-    expect(malformed.body.error.code).toBe("VALIDATION_ERROR");
+    for (const notAnId of ["kb_123", "nonexistent", "REQ_X"]) {
+      const res = await server.request("GET", `/v1/requests/${notAnId}`, { token: owner.apiKey });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: { code: "NOT_FOUND", message: `Request not found: ${notAnId}` } });
+    }
   });
 
   test("filters: method, status class, status code, path substring, kb_id, from/to", async () => {
@@ -145,7 +147,7 @@ describe("GET /v1/requests", () => {
     expect(await paths(`?from=${start}&to=${middle}`)).toEqual(["POST /api/v1/knowledge-bases 201"]);
     expect(await paths(`?from=${end}&path=/v1/usage`)).toEqual(["GET /api/v1/usage 200"]);
 
-    for (const bad of ["?status=6xx", "?status_code=99", "?from=yesterday", "?auth_type=password", "?kb_id=doc_1", "?limit=101", "?limit=0", "?cursor=nonsense"]) {
+    for (const bad of ["?method=FOO", "?method=123", "?status=3xx", "?status=6xx", "?status=200", "?status_code=99", "?from=yesterday", "?auth_type=password", "?kb_id=doc_1", "?limit=101", "?limit=0", "?cursor=nonsense"]) {
       const res = await list(account, bad);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("VALIDATION_ERROR");

@@ -27,14 +27,16 @@ const isoDateTime = z
   .refine((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), "must be an ISO 8601 date or date-time")
   .transform((s) => new Date(s).toISOString());
 
+const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
+
 const ListQuery = PaginationQuery.extend({
   method: z
     .string()
-    .regex(/^[a-zA-Z]+$/, "must be an HTTP method")
     .transform((m) => m.toUpperCase())
+    .pipe(z.enum(HTTP_METHODS))
     .optional()
-    .describe("HTTP method, e.g. POST"),
-  status: z.enum(["1xx", "2xx", "3xx", "4xx", "5xx"]).optional().describe("Status class"),
+    .describe(`HTTP method, one of ${HTTP_METHODS.join(", ")} (any case)`),
+  status: z.enum(["2xx", "4xx", "5xx"]).optional().describe("Status class: 2xx, 4xx or 5xx (the API sends no other)"),
   status_code: z.coerce.number().int().min(100).max(599).optional().describe("Exact status code"),
   path: z.string().min(1).max(1024).optional().describe("Substring of the request path (case-sensitive)"),
   kb_id: prefixedId("kb").optional(),
@@ -43,7 +45,8 @@ const ListQuery = PaginationQuery.extend({
   to: isoDateTime.optional().describe("Only requests before this time (ISO 8601)"),
 });
 
-const RequestParams = z.object({ request_id: prefixedId("req") });
+/** Any id is looked up: one that is not a req_ id is simply not found (404), like an unknown one. */
+const RequestParams = z.object({ request_id: z.string().min(1).max(256) });
 
 const tags = ["Request history"];
 
@@ -94,7 +97,7 @@ export function requestRoutes(ctx: AppContext) {
         response: { 200: dataOf(RequestLogEntrySchema) },
         detail: {
           summary: "Get one logged request",
-          description: "Another account's request id is NOT_FOUND, like an unknown one.",
+          description: "An unknown id, or another account's request id, is 404 NOT_FOUND \"Request not found: <id>\".",
           tags,
           responses: errorResponses(...V1_ERRORS, 404),
         },
