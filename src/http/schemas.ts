@@ -56,8 +56,15 @@ export const PageMeta = z.object({
   has_more: z.boolean(),
 });
 
+/**
+ * A path or query id: only its type prefix is checked (400 without it). Anything after the prefix is left
+ * to the lookup, so an id that merely does not exist (kb_DOES-NOT-EXIST) is a 404 like any other.
+ */
 export function prefixedId(prefix: string) {
-  return z.string().regex(new RegExp(`^${prefix}_[0-9a-z]+$`), `must be an id starting with ${prefix}_`);
+  return z
+    .string()
+    .regex(new RegExp(`^${prefix}_.+$`), `must be an id starting with ${prefix}_`)
+    .describe(`Starts with ${prefix}_; without that prefix: 400 VALIDATION_ERROR`);
 }
 
 export function dataOf<T extends z.ZodType>(schema: T) {

@@ -104,6 +104,17 @@ describe("knowledge bases", () => {
     }
   });
 
+  test("any id with the kb_ prefix that does not exist is a 404, whatever follows the prefix", async () => {
+    const account = await signup(server);
+    for (const id of ["kb_nonexistent", "kb_DOES-NOT-EXIST", `kb_${crypto.randomUUID()}`, "kb_0000000000000000000000000a"]) {
+      for (const method of ["GET", "PATCH", "DELETE"]) {
+        const res = await server.request(method, `/v1/knowledge-bases/${id}`, { token: account.apiKey, body: method === "PATCH" ? { name: "x" } : undefined });
+        expect(res.status).toBe(404);
+        expect(res.body.error).toEqual({ code: "NOT_FOUND", message: `Knowledge base not found: ${id}` });
+      }
+    }
+  });
+
   test("another account's knowledge base is a 404 for every endpoint", async () => {
     const owner = await signup(server);
     const other = await signup(server);
