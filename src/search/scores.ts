@@ -17,11 +17,16 @@ export function keywordScore(bm25: number): number {
   return bm25 <= 0 ? 0 : bm25 / (bm25 + KEYWORD_SCORE_MIDPOINT);
 }
 
+/** A rank's RRF weight 1/(60 + rank), divided by that of rank 1 so that rank 1 weighs exactly 1. */
+function rrfWeight(rank: number | null): number {
+  return rank === null ? 0 : (RRF_K + 1) / (RRF_K + rank);
+}
+
 /**
  * Hybrid mode: alpha/(60 + vector rank) + (1 − alpha)/(60 + keyword rank), ranks from 1, a side
  * contributing 0 where it did not find the chunk; divided by its maximum, 1/61 (first on both sides).
+ * Each side is normalized before weighting, so first on both sides is exactly alpha + (1 − alpha) = 1.
  */
 export function hybridScore(vectorRank: number | null, keywordRank: number | null, alpha: number): number {
-  const fused = (vectorRank === null ? 0 : alpha / (RRF_K + vectorRank)) + (keywordRank === null ? 0 : (1 - alpha) / (RRF_K + keywordRank));
-  return Math.min(1, fused * (RRF_K + 1));
+  return Math.min(1, alpha * rrfWeight(vectorRank) + (1 - alpha) * rrfWeight(keywordRank));
 }

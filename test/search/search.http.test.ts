@@ -91,7 +91,12 @@ test("keyword search stems and ignores case and diacritics", async () => {
 test("hybrid: a chunk first on both sides scores 1; alpha 0 and 1 follow one side", async () => {
   const both = await search(server, kb, { query: "sourdough bread dough oven", mode: "hybrid" });
   expect(docNames(kb, both.results)[0]).toBe("baking");
-  expect(both.results[0].score).toBeCloseTo(1, 10);
+  expect(both.results[0].score).toBe(1);
+  // Exactly 1 whatever alpha, so score_threshold 1 keeps it.
+  for (const alpha of [0.1, 0.3, 0.6, 0.7, 0.9]) {
+    const top = await search(server, kb, { query: "sourdough bread dough oven", mode: "hybrid", alpha, score_threshold: 1 });
+    expect(top.results.map((r) => r.score)).toEqual([1]);
+  }
   const keywordOnly = await search(server, kb, { query: "sourdough", mode: "hybrid", alpha: 0 });
   expect(docNames(kb, keywordOnly.results)).toEqual(["baking"]);
   const vectorOnly = await search(server, kb, { query: "sourdough", mode: "hybrid", alpha: 1 });
