@@ -1,5 +1,6 @@
 // Request bodies: a size cap checked before anything is read, and JSON parsing that answers malformed
-// JSON or a non-JSON content type with VALIDATION_ERROR. Multipart bodies are left to the upload routes.
+// JSON or a non-JSON content type with VALIDATION_ERROR. Multipart bodies are taken only by the routes
+// that declare `parse: MULTIPART` (the uploads); every other route refuses them like any non-JSON type.
 import { Elysia } from "elysia";
 import { invalid, validationError, type QuarryError } from "../errors.ts";
 import { requestState } from "./request-state.ts";
@@ -14,6 +15,25 @@ function isJson(contentType: string): boolean {
   return /^application\/([\w.+-]*\+)?json\b/i.test(contentType);
 }
 
+function unsupportedContentType(contentType: string): QuarryError {
+  return validationError(
+    [{ path: ["headers", "content-type"], message: "must be application/json" }],
+    `Unsupported Content-Type "${contentType || "(none)"}": send JSON with Content-Type: application/json`,
+  );
+}
+
+/**
+ * Route option (`parse: MULTIPART`) of the routes that take multipart/form-data. The global parser below
+ * runs first and marks a multipart body as unsupported; this clears the mark, then Elysia reads the form.
+ */
+export const MULTIPART: [({ request }: { request: Request }) => undefined, "formdata"] = [
+  ({ request }) => {
+    requestState(request).bodyError = undefined;
+    return undefined;
+  },
+  "formdata",
+];
+
 export const bodyHandling = new Elysia({ name: "quarry-body" })
   .onRequest(({ request }) => {
     const length = Number(request.headers.get("content-length") ?? 0);
@@ -26,21 +46,17 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
   .onParse({ as: "global" }, async ({ request, path }) => {
     if (path.startsWith(RAW_BODY_PREFIX)) return; // their route-level parser reads the exact raw body
     const contentType = request.headers.get("content-type") ?? "";
-    if (/^multipart\/form-data/i.test(contentType)) return; // the default parser reads the form
+    if (/^multipart\/form-data/i.test(contentType)) {
+      requestState(request).bodyError = unsupportedContentType(contentType); // unless the route takes MULTIPART
+      return; // not parsed here: the route's MULTIPART option (or Elysia's default parser) reads the form
+    }
     const text = await request.text();
     if (text.length === 0) return null;
     const failure = (error: QuarryError) => {
       requestState(request).bodyError = error;
       return null;
     };
-    if (!isJson(contentType)) {
-      return failure(
-        validationError(
-          [{ path: ["headers", "content-type"], message: "must be application/json" }],
-          `Unsupported Content-Type "${contentType || "(none)"}": send JSON with Content-Type: application/json`,
-        ),
-      );
-    }
+    if (!isJson(contentType)) return failure(unsupportedContentType(contentType));
     try {
       return JSON.parse(text);
     } catch {

@@ -48,6 +48,23 @@ describe("error envelope", () => {
     expectEnvelope(await huge.json(), "VALIDATION_ERROR");
   });
 
+  test("a multipart body on a JSON endpoint is refused like any other wrong content type", async () => {
+    const account = await signup(server);
+    const calls: [string, Record<string, string>, string | undefined][] = [
+      ["/v1/knowledge-bases", { name: "from a form" }, account.apiKey],
+      ["/auth/signup", { email: "form@example.com", password: "password123" }, undefined],
+    ];
+    for (const [path, form, token] of calls) {
+      const res = await server.request("POST", path, { token, form });
+      expect(res.status).toBe(400);
+      expectEnvelope(res.body, "VALIDATION_ERROR");
+      expect(res.body.error.details.issues).toEqual([{ path: ["headers", "content-type"], message: "must be application/json" }]);
+    }
+    expect((await server.request("GET", "/v1/knowledge-bases", { token: account.apiKey })).body.data).toEqual([]);
+    const login = await server.request("POST", "/auth/login", { body: { email: "form@example.com", password: "password123" } });
+    expect(login.status).toBe(401);
+  });
+
   test("validation issues carry the path as an array", async () => {
     const account = await signup(server);
     const res = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "ok", metadata: "nope" } });

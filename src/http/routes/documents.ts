@@ -7,6 +7,7 @@ import { requestState } from "../request-state.ts";
 import { Metadata, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
 import { DOCUMENT_STATUSES, type Document } from "../../store/documents.ts";
 import { DocumentService, type UploadInput } from "../../ingest/document-service.ts";
+import { MULTIPART } from "../body.ts";
 import { MAX_FILE_BYTES, MAX_NAME_LENGTH, parseMetadataField } from "../../ingest/upload-rules.ts";
 import { SUPPORTED_TYPES } from "../../ingest/parsers/index.ts";
 
@@ -68,7 +69,7 @@ const DocParams = KbParams.extend({ doc_id: prefixedId("doc") });
 const tags = ["Documents"];
 
 /** Route options shared by upload and replacement. */
-const MULTIPART_UPLOAD = { parse: "formdata", body: UploadBody, response: { 202: dataOf(DocumentSchema) } } as const;
+const MULTIPART_UPLOAD = { parse: MULTIPART, body: UploadBody, response: { 202: dataOf(DocumentSchema) } } as const;
 
 /** The upload as the service takes it; the request log gets what was sent, never the contents. */
 function uploadInput(request: Request, body: z.infer<typeof UploadBody>): UploadInput {
