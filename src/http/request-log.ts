@@ -7,7 +7,7 @@ import { defaultRequestSummary, defaultResponseSummary } from "./request-summary
 import { bearerToken } from "./auth.ts";
 import type { RequestLogRecord } from "../store/requests.ts";
 
-const KB_IN_PATH = /\/knowledge-bases\/(kb_[0-9a-z]+)(?:\/|$)/;
+const KB_IN_PATH = /\/knowledge-bases\/(kb_[^/]+)(?:\/|$)/;
 
 function pathOf(request: Request, path: string | undefined): string {
   if (path) return path;

@@ -53,6 +53,10 @@ describe("recording", () => {
     }
     const kbEntry = await server.request("GET", `/v1/requests/${calls[1].headers.get("x-request-id")}`, { token: account.apiKey });
     expect(kbEntry.body.data.kb_id).toBe("kb_0123456789");
+    const oddId = await server.request("GET", "/v1/knowledge-bases/kb_DOES-NOT-EXIST/documents", { token: account.apiKey });
+    expect(oddId.status).toBe(404);
+    const oddEntry = await server.request("GET", `/v1/requests/${oddId.headers.get("x-request-id")}`, { token: account.apiKey });
+    expect(oddEntry.body.data).toMatchObject({ status_code: 404, kb_id: "kb_DOES-NOT-EXIST" });
   });
 
   test("a rate-limited request is recorded as 429", async () => {
