@@ -68,11 +68,32 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     requestLog: new RequestLogWriter(db, clock),
   };
 
+  /** Everything but the HTTP server: background work, models, database. */
+  const closeBackground = async () => {
+    await ctx.requestLog.stop();
+    await ingest.stop();
+    await models.embedder.close();
+    await models.reranker?.close();
+    closeDatabase(db);
+  };
+
   ingest.start();
   ctx.requestLog.start();
-  // Declared lengths over MAX_BODY_BYTES get our own 400 (http/body.ts) before the body is read; Bun's
-  // hard cap only stops chunked bodies that never declared a length.
-  const app = createApp(ctx).listen({ port: config.port, hostname: config.host, maxRequestBodySize: 2 * MAX_BODY_BYTES });
+  let app: ReturnType<typeof createApp>;
+  try {
+    // Declared lengths over MAX_BODY_BYTES get our own 400 (http/body.ts) before the body is read; Bun's
+    // hard cap only stops chunked bodies that never declared a length. reusePort off (Elysia turns it on):
+    // a second Quarry on a port already in use must fail, not silently share the traffic.
+    app = createApp(ctx).listen({
+      port: config.port,
+      hostname: config.host,
+      maxRequestBodySize: 2 * MAX_BODY_BYTES,
+      reusePort: false,
+    });
+  } catch (error) {
+    await closeBackground();
+    throw new Error(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message ?? error}`);
+  }
   const server = app.server!;
   const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
 
@@ -97,11 +118,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     stop() {
       stopping ??= (async () => {
         await server.stop(false);
-        await ctx.requestLog.stop();
-        await ingest.stop();
-        await models.embedder.close();
-        await models.reranker?.close();
-        closeDatabase(db);
+        await closeBackground();
       })();
       return stopping;
     },

@@ -1,0 +1,54 @@
+// Starting and stopping the real server: a busy port is an error, and a graceful stop lets in-flight
+// requests finish, refuses new ones and checkpoints the WAL.
+import { describe, expect, test } from "bun:test";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { loadConfig } from "../../src/config.ts";
+import { startServer } from "../../src/server.ts";
+import { signup, startTestServer } from "../helpers/server.ts";
+
+describe("server lifecycle", () => {
+  test("a second server on a port already in use fails to start instead of sharing it", async () => {
+    const first = await startTestServer();
+    try {
+      const config = loadConfig({ PORT: String(first.server.port), QUARRY_HOST: "127.0.0.1", QUARRY_DATA_DIR: join(first.dataDir, "second"), QUARRY_WORKERS: "1" });
+      await expect(startServer(config)).rejects.toThrow(/cannot listen on 127\.0\.0\.1:\d+/);
+      // the first server still answers every request alone
+      for (let i = 0; i < 5; i++) expect((await first.request("GET", "/health")).status).toBe(200);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  test("stop() lets an in-flight request finish, then refuses new ones and checkpoints the WAL", async () => {
+    const server = await startTestServer({ env: { QUARRY_LIMITS: "off" } });
+    const account = await signup(server);
+    // A request whose body is still arriving when the stop begins.
+    let send!: (chunk: string) => void;
+    let finish!: () => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        send = (chunk) => controller.enqueue(new TextEncoder().encode(chunk));
+        finish = () => controller.close();
+      },
+    });
+    const inFlight = fetch(`${server.url}/v1/knowledge-bases`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.apiKey}`, "content-type": "application/json" },
+      body,
+    });
+    send('{"name":');
+    await Bun.sleep(100);
+    const stopped = server.server.stop();
+    await Bun.sleep(50);
+    send('"finished during shutdown"}');
+    finish();
+    const res = await inFlight;
+    expect(res.status).toBe(201);
+    expect((await res.json()).data.name).toBe("finished during shutdown");
+    await stopped;
+    await expect(fetch(`${server.url}/health`)).rejects.toThrow();
+    expect(statSync(join(server.dataDir, "quarry.db-wal"), { throwIfNoEntry: false })?.size ?? 0).toBe(0);
+    await server.stop();
+  });
+});
