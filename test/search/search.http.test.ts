@@ -195,6 +195,18 @@ describe("validation", () => {
     }
   });
 
+  test("null means absent for the fields without a default: filter, score_threshold, keyword_query", async () => {
+    const plain = await search(server, kb, { query: "lava and ash", mode: "hybrid" });
+    const nulls = await search(server, kb, { query: "lava and ash", mode: "hybrid", filter: null, score_threshold: null, keyword_query: null });
+    expect(nulls.results).toEqual(plain.results);
+    expect(plain.results).toHaveLength(TOPICS.length);
+    for (const field of ["top_k", "rerank", "include_metadata", "mode", "alpha", "query"]) {
+      const res = await searchRaw(server, kb, { query: "x", [field]: null });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.issues[0].path).toEqual([field]);
+    }
+  });
+
   test("a knowledge base of another account, or none, is 404; bad ids are 400", async () => {
     const other = await createKb(server);
     const res = await server.request("POST", `/v1/knowledge-bases/${other.kbId}/search`, { token: kb.account.apiKey, body: { query: "x" } });

@@ -23,15 +23,20 @@ const Filter = z
       "Values compare by type (numbers with numbers, strings with strings, booleans with booleans); two ISO 8601 dates " +
       "compare as instants (a date-time without an offset is UTC). $gt/$gte/$lt/$lte take a number or an ISO date; " +
       "$in/$nin an array of at most 1000 strings, numbers or booleans. A metadata array matches $eq/$in when any element " +
-      "matches. $ne and $nin also match documents that lack the key; the other operators do not.",
+      "matches. $ne and $nin also match documents that lack the key; the other operators do not. Absent or null: no filter.",
   );
 
 const SearchBody = z.object({
   query: z.string().min(1).max(10_000).refine((q) => q.trim().length > 0, "must not be blank").describe("Natural-language query, 1–10,000 characters"),
   top_k: z.number().int().min(1).max(50).default(10).describe("Results to return, 1–50"),
   rerank: z.boolean().default(true).describe("Rerank with the cross-encoder when one is installed"),
-  filter: Filter.optional(),
-  score_threshold: z.number().min(0).max(1).optional().describe("Drop results whose final score (after reranking) is below this"),
+  filter: Filter.nullish(),
+  score_threshold: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullish()
+    .describe("Drop results whose final score (after reranking) is below this; absent or null: no threshold"),
   include_metadata: z.boolean().default(true).describe("Include metadata and document_metadata in each result"),
   mode: z.enum(SEARCH_MODES).default("vector"),
   alpha: z.number().min(0).max(1).default(0.6).describe("Hybrid mode: weight of the vector side (0 keyword only … 1 vector only)"),
@@ -39,8 +44,8 @@ const SearchBody = z.object({
     .string()
     .min(1)
     .max(10_000)
-    .optional()
-    .describe("Text for the keyword side in keyword and hybrid modes; defaults to query"),
+    .nullish()
+    .describe("Text for the keyword side in keyword and hybrid modes; absent or null: the query"),
 });
 
 const ResultSchema = z.object({
@@ -120,7 +125,7 @@ export function searchRoutes(ctx: AppContext) {
           query: body.query,
           topK: body.top_k,
           rerank: body.rerank,
-          filter: (body.filter as MetadataFilter | undefined) ?? null,
+          filter: (body.filter as MetadataFilter | null | undefined) ?? null,
           scoreThreshold: body.score_threshold ?? null,
           includeMetadata: body.include_metadata,
           mode: body.mode,
