@@ -50,6 +50,13 @@ interface Unit {
 
 const SENTENCE_BREAK = /(?<=[.!?…]["'”’)\]]*)\s+|(?<=[。！？])/u;
 
+/**
+ * Longest text given to countTokens in one piece. Tokenizing a much longer run at once costs memory out
+ * of all proportion (a 1 MB line without sentence breaks took 1.5 GB; a 1 MB base64 blob overflowed the
+ * tokenizer's stack), so a longer sentence is counted word by word and a longer word in slices.
+ */
+const MAX_COUNTED_CHARS = 8192;
+
 export function chunkDocument(doc: ParsedDocument, countTokens: (text: string) => number, opts: ChunkOptions = {}): ChunkDraft[] {
   const maxTokens = opts.maxTokens ?? 512;
   const targetTokens = Math.min(opts.targetTokens ?? 384, maxTokens);
@@ -115,7 +122,7 @@ function toUnits(doc: ParsedDocument, countTokens: (text: string) => number, max
       for (const line of paragraph.split("\n")) {
         for (const sentence of normalize(line).split(SENTENCE_BREAK)) {
           if (sentence === "") continue;
-          const tokens = countTokens(sentence);
+          const tokens = sentence.length > MAX_COUNTED_CHARS ? Infinity : countTokens(sentence);
           const pieces = tokens > maxTokens ? splitByWords(sentence, pieceTokens, maxTokens, countTokens) : [{ text: sentence, tokens }];
           for (const piece of pieces) {
             units.push({ ...base, ...piece, separator, startsSection, isHeading: false, startsParagraph: separator === "\n\n" });
@@ -150,8 +157,15 @@ function splitByWords(sentence: string, pieceTokens: number, maxTokens: number, 
   return pieces;
 }
 
-/** The one place a word is cut: when it alone exceeds maxTokens. */
-function splitOversizedWord(word: string, maxTokens: number, countTokens: (text: string) => number) {
+/** The one place a word is cut: when it alone exceeds maxTokens (or MAX_COUNTED_CHARS, which is far more). */
+function splitOversizedWord(word: string, maxTokens: number, countTokens: (text: string) => number): { text: string; tokens: number }[] {
+  if (word.length > MAX_COUNTED_CHARS) {
+    const parts: { text: string; tokens: number }[] = [];
+    for (let at = 0; at < word.length; at += MAX_COUNTED_CHARS) {
+      parts.push(...splitOversizedWord(word.slice(at, at + MAX_COUNTED_CHARS), maxTokens, countTokens));
+    }
+    return parts;
+  }
   const tokens = countTokens(word);
   if (tokens <= maxTokens) return [{ text: word, tokens }];
   const partLength = Math.max(1, Math.floor((word.length * maxTokens) / tokens / 2));

@@ -217,6 +217,23 @@ describe("long input", () => {
     expect(chunks.map((chunk) => chunk.text).join(" ")).toContain("before");
   });
 
+  test("the tokenizer is never given a megabyte-long run (a 1 MB line or base64 blob used gigabytes or overflowed its stack)", () => {
+    let longest = 0;
+    const countByLength = (text: string) => {
+      longest = Math.max(longest, text.length);
+      return text.split(/\s+/).filter(Boolean).reduce((sum, word) => sum + Math.ceil(word.length / 4), 0);
+    };
+    const line = Array.from({ length: 200_000 }, (_, i) => `w${i}`).join(" ");
+    const blob = "QUJD".repeat(250_000);
+    for (const text of [line, `Attachment follows.\n\n${blob}`]) {
+      longest = 0;
+      const chunks = chunkDocument({ pageCount: null, sections: [{ text, page: null, heading: "" }] }, countByLength, OPTIONS);
+      expect(longest).toBeLessThanOrEqual(8192);
+      for (const chunk of chunks) expect(chunk.tokenCount).toBeLessThanOrEqual(OPTIONS.maxTokens);
+      expect(chunks.map((chunk) => chunk.text.replace(/\s/g, "")).join("").length).toBeGreaterThanOrEqual(text.replace(/\s/g, "").length);
+    }
+  });
+
   test("10 MB of text chunks in a few seconds", () => {
     const paragraph = uniqueProse(1, 1, 150);
     const sections: ParsedSection[] = [];
