@@ -11,6 +11,23 @@ export const MAX_BODY_BYTES = 51 * 1024 * 1024;
 /** Webhooks verify a signature over the exact bytes sent, so their routes read the raw body themselves. */
 export const RAW_BODY_PREFIX = "/api/webhooks/";
 
+function tooLarge(size: string): QuarryError {
+  return invalid(["body"], `is too large: ${size} bytes; the maximum is ${MAX_BODY_BYTES} bytes (50 MB per file)`);
+}
+
+/** The body as text; one sent without a Content-Length (chunked) is cut off at MAX_BODY_BYTES. */
+async function readText(request: Request): Promise<string | QuarryError> {
+  if (request.headers.has("content-length") || !request.body) return request.text(); // length checked in onRequest
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body) {
+    size += chunk.byteLength;
+    if (size > MAX_BODY_BYTES) return tooLarge(`more than ${MAX_BODY_BYTES}`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 function isJson(contentType: string): boolean {
   return /^application\/([\w.+-]*\+)?json\b/i.test(contentType);
 }
@@ -37,9 +54,7 @@ export const MULTIPART: [({ request }: { request: Request }) => undefined, "form
 export const bodyHandling = new Elysia({ name: "quarry-body" })
   .onRequest(({ request }) => {
     const length = Number(request.headers.get("content-length") ?? 0);
-    if (length > MAX_BODY_BYTES) {
-      throw invalid(["body"], `is too large: ${length} bytes; the maximum is ${MAX_BODY_BYTES} bytes (50 MB per file)`);
-    }
+    if (length > MAX_BODY_BYTES) throw tooLarge(String(length));
   })
   // Errors thrown while parsing would be reported by Elysia as a generic parse failure, so the precise
   // error is remembered here and thrown in onTransform, before the body is validated.
@@ -50,12 +65,13 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
       requestState(request).bodyError = unsupportedContentType(contentType); // unless the route takes MULTIPART
       return; // not parsed here: the route's MULTIPART option (or Elysia's default parser) reads the form
     }
-    const text = await request.text();
-    if (text.length === 0) return null;
     const failure = (error: QuarryError) => {
       requestState(request).bodyError = error;
       return null;
     };
+    const text = await readText(request);
+    if (typeof text !== "string") return failure(text);
+    if (text.length === 0) return null;
     if (!isJson(contentType)) return failure(unsupportedContentType(contentType));
     try {
       return JSON.parse(text);

@@ -46,6 +46,25 @@ describe("error envelope", () => {
     });
     expect(huge.status).toBe(400);
     expectEnvelope(await huge.json(), "VALIDATION_ERROR");
+
+    // the same without a Content-Length (chunked): cut off at the limit, still the envelope
+    const megabyte = new Uint8Array(1024 * 1024).fill(0x61);
+    let sent = 0;
+    const chunked = await fetch(`${server.url}/v1/knowledge-bases`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.apiKey}`, "content-type": "application/json" },
+      body: new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent++ < 60) controller.enqueue(megabyte);
+          else controller.close();
+        },
+      }),
+    });
+    expect(chunked.status).toBe(400);
+    expect(chunked.headers.get("x-request-id")).toMatch(/^req_/);
+    const chunkedBody = await chunked.json();
+    expectEnvelope(chunkedBody, "VALIDATION_ERROR");
+    expect(chunkedBody.error.details.issues[0].path).toEqual(["body"]);
   });
 
   test("a multipart body on a JSON endpoint is refused like any other wrong content type", async () => {
