@@ -18,12 +18,16 @@ function tooLarge(size: string): QuarryError {
 /** The body as text; one sent without a Content-Length (chunked) is cut off at MAX_BODY_BYTES. */
 async function readText(request: Request): Promise<string | QuarryError> {
   if (request.headers.has("content-length") || !request.body) return request.text(); // length checked in onRequest
+  const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of request.body) {
-    size += chunk.byteLength;
-    if (size > MAX_BODY_BYTES) return tooLarge(`more than ${MAX_BODY_BYTES}`);
-    chunks.push(chunk);
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    size += read.value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      void reader.cancel();
+      return tooLarge(`more than ${MAX_BODY_BYTES}`);
+    }
+    chunks.push(read.value);
   }
   return Buffer.concat(chunks).toString("utf8");
 }
