@@ -91,6 +91,8 @@ test("invalid filters are 400 VALIDATION_ERROR with the path of each offending p
       [["filter", "a", "$gt"], ["filter", "a", "$or"], ["filter", "b"]],
     ],
     [{ $or: [{ a: { $eq: 1 } }] }, [["filter", "$or"]]],
+    [[{ topic: { $eq: "cooking" } }], [["filter"]]],
+    [JSON.parse('{"__proto__": {"$bad": 1}}'), [["filter", "__proto__", "$bad"]]],
   ];
   for (const [filter, paths] of cases) {
     const res = await searchRaw(server, kb, { query: "volcano", filter });
@@ -98,6 +100,11 @@ test("invalid filters are 400 VALIDATION_ERROR with the path of each offending p
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
     expect(res.body.error.details.issues.map((i: { path: unknown[] }) => i.path)).toEqual(paths);
   }
+});
+
+test("a \"__proto__\" key is a metadata key like any other, not dropped", async () => {
+  expect(await matching(JSON.parse('{"__proto__": {"$eq": "x"}}'))).toEqual([]);
+  expect(await matching(JSON.parse('{"__proto__": {"$ne": "x"}, "topic": {"$eq": "cooking"}}'))).toEqual(["baking"]);
 });
 
 test("a filter matching 1 % of the chunks still returns top_k, in every mode", async () => {

@@ -13,11 +13,14 @@ import { KEYWORD_SCORE_MIDPOINT, RRF_K } from "../../search/scores.ts";
 import { BM25_B, BM25_K1 } from "../../search/keyword-index.ts";
 import { RERANK_POOL_FACTOR, RERANK_POOL_MIN } from "../../search/rerank.ts";
 
+// z.unknown, not z.record: a record is rebuilt key by key, which silently drops an own "__proto__" key
+// (JSON.parse keeps it) and with it that key's condition; filterIssues checks the shape itself.
 const Filter = z
-  .record(z.string(), z.unknown())
+  .unknown()
   .superRefine((filter, ctx) => {
     for (const issue of filterIssues(filter)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
   })
+  .meta({ type: "object", additionalProperties: { type: "object" } })
   .describe(
     `{metadata_key: {operator: value, …}, …}; every condition must hold. Operators: ${OPERATORS.join(", ")}. ` +
       "Values compare by type (numbers with numbers, strings with strings, booleans with booleans); two ISO 8601 dates " +
