@@ -83,14 +83,20 @@ export function assertPagesAvailable(db: Db, account: AccountRow, now: Date, lim
   if (used >= plan.pagesPerMonth) throw pagesExceeded(plan, used);
 }
 
+/** Throws (pages) when `pages` more would overrun the monthly allowance. */
+export function assertPagesFit(db: Db, account: AccountRow, pages: number, now: Date, limitsEnabled: boolean): void {
+  if (!limitsEnabled) return;
+  const plan = accountPlan(account);
+  const used = usageFor(db, account, now).pages_processed;
+  if (used + pages > plan.pagesPerMonth) throw pagesExceeded(plan, used);
+}
+
 /**
  * When a document finishes processing: count its pages, or throw (counting nothing) if they would overrun
  * the allowance. Call inside the transaction that makes the document ready.
  */
 export function consumePages(db: Db, account: AccountRow, pages: number, now: Date, limitsEnabled: boolean): void {
-  const plan = accountPlan(account);
-  const used = usageFor(db, account, now).pages_processed;
-  if (limitsEnabled && used + pages > plan.pagesPerMonth) throw pagesExceeded(plan, used);
+  assertPagesFit(db, account, pages, now, limitsEnabled);
   increment(db, account, now, "pages_processed", pages);
 }
 

@@ -6,7 +6,7 @@ import { writeTx } from "../store/db.ts";
 import { findAccountById } from "../store/accounts.ts";
 import { deleteChunksOf, insertChunks, type NewChunk } from "../store/chunks.ts";
 import { findDocumentRow, markFailed, markReady, type DocumentRow } from "../store/documents.ts";
-import { consumePages } from "../billing/usage.ts";
+import { assertPagesFit, consumePages } from "../billing/usage.ts";
 import { QuarryError, usageLimitExceeded } from "../errors.ts";
 import { removeJob } from "./queue.ts";
 
@@ -15,6 +15,22 @@ const TEXT_BYTES_PER_PAGE = 2400;
 /** Pages metered for a document (spec 8.3): rich types their real pages, text types one per ~2,400 bytes. */
 export function meteredPages(pageCount: number | null, fileSizeBytes: number | null): number {
   return pageCount ?? Math.max(1, Math.ceil((fileSizeBytes ?? 0) / TEXT_BYTES_PER_PAGE));
+}
+
+/**
+ * Before the expensive steps: throws the same USAGE_LIMIT_EXCEEDED as completeDocument when the
+ * document's pages already would not fit the allowance, so it fails at once instead of after embedding.
+ */
+export function assertDocumentPagesFit(db: Db, documentId: string, pageCount: number | null, now: Date, limitsEnabled: boolean): void {
+  const document = findDocumentRow(db, documentId);
+  const account = document && findAccountById(db, document.account_id);
+  if (!document || !account) return;
+  const pages = meteredPages(pageCount, document.file_size_bytes);
+  try {
+    assertPagesFit(db, account, pages, now, limitsEnabled);
+  } catch (error) {
+    throw error instanceof QuarryError ? pagesWouldOverrun(error, pages) : error;
+  }
 }
 
 /**

@@ -11,7 +11,7 @@ import { findDocumentRow, transitionStatus, type DocumentStatus } from "../store
 import type { NewChunk } from "../store/chunks.ts";
 import { MAX_PAGES, ParseError, parseDocument } from "./parsers/index.ts";
 import { chunkDocument } from "./chunker.ts";
-import { completeDocument, failDocument } from "./indexer.ts";
+import { assertDocumentPagesFit, completeDocument, failDocument } from "./indexer.ts";
 
 /** Chunk size cap in tokens; lower when the embedding model reads fewer tokens. */
 const MAX_CHUNK_TOKENS = 512;
@@ -73,6 +73,7 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     if (parsed.pageCount !== null && parsed.pageCount > MAX_PAGES) {
       throw new ParseError(`Document has ${parsed.pageCount} pages; the limit is ${MAX_PAGES}`);
     }
+    assertDocumentPagesFit(deps.db, documentId, parsed.pageCount, deps.clock.now(), deps.limitsEnabled);
     report.pages = parsed.pageCount;
     advance("parsing", "chunking", parsed.pageCount);
     const { embedder } = deps;

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { ManualClock, signup, startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
 import { findAccountById } from "../../src/store/accounts.ts";
 import { consumePages, usageFor } from "../../src/billing/usage.ts";
+import type { PipelineReport } from "../../src/ingest/pipeline.ts";
 import { ensureFixtures } from "../fixtures.ts";
 import { addText, indexRows, ingest, replace, upload, workspace, type Workspace } from "./ingest-helpers.ts";
 
@@ -63,8 +64,13 @@ describe("page metering", () => {
   test("a document that would overrun the allowance fails with the reason and counts nothing", async () => {
     const ws = await workspace(server);
     alreadyUsed(ws, 99);
+    const reports: PipelineReport[] = [];
+    const unsubscribe = server.server.ctx.ingest.onProcessed((report) => reports.push(report));
     const big = await ingest(server, ws, text("big.txt", "word ".repeat(961)));
+    unsubscribe();
     expect(big.status).toBe("failed");
+    // Known as soon as the file is parsed: it is neither chunked nor embedded first.
+    expect(reports.find((r) => r.documentId === big.id)?.ms).toMatchObject({ chunk: 0, embed: 0, index: 0 });
     expect(big.error_detail).toBe(
       "Document has 3 pages but only 1 of the monthly allowance of 100 pages remain. Upgrade your plan or wait for the next billing period; nothing was counted.",
     );
