@@ -22,7 +22,7 @@ export function decodeCursor<K extends string | number>(cursor: string, type: "s
   } catch {
     // fall through to the validation error
   }
-  throw invalid(["cursor"], "is not a valid cursor");
+  throw invalid(["query", "cursor"], "is not a valid cursor"); // like the query parameters zod checks
 }
 
 /** Builds a page from rows fetched with limit + 1, the extra row telling whether there are more. */

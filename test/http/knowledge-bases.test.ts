@@ -91,6 +91,8 @@ describe("knowledge bases", () => {
       const res = await server.request("GET", `/v1/knowledge-bases?${bad}`, { token: account.apiKey });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("VALIDATION_ERROR");
+      // query parameters are named the same way whichever check refused them
+      expect(res.body.error.details.issues[0].path).toEqual(["query", bad.split("=")[0]]);
     }
     expect((await server.request("GET", "/v1/knowledge-bases?limit=100", { token: account.apiKey })).status).toBe(200);
   });
