@@ -185,6 +185,13 @@ describe("validation", () => {
     });
   }
 
+  test("an empty or blank query is one issue", async () => {
+    for (const query of ["", " \n\t "]) {
+      const res = await searchRaw(server, kb, { query });
+      expect(res.body.error.details.issues).toEqual([{ path: ["query"], message: expect.any(String) }]);
+    }
+  });
+
   test("boundaries are accepted", async () => {
     for (const body of [
       { query: "x".repeat(10_000), top_k: 50 },

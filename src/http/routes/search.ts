@@ -30,7 +30,12 @@ const Filter = z
   );
 
 const SearchBody = z.object({
-  query: z.string().min(1).max(10_000).refine((q) => q.trim().length > 0, "must not be blank").describe("Natural-language query, 1–10,000 characters"),
+  query: z
+    .string()
+    .min(1)
+    .max(10_000)
+    .refine((q) => q === "" || q.trim().length > 0, "must not be blank") // "" is reported by min(1) alone
+    .describe("Natural-language query, 1–10,000 characters, not only whitespace"),
   top_k: z.number().int().min(1).max(50).default(10).describe("Results to return, 1–50"),
   rerank: z.boolean().default(true).describe("Rerank with the cross-encoder when one is installed"),
   filter: Filter.nullish(),
