@@ -78,11 +78,12 @@ export class DocumentService {
     return this.add(account, kbId, { ...checked, data: input.file }, input.metadata ?? {});
   }
 
-  /** Raw text becomes a .txt document; the default name is text-<ISO timestamp>.txt. */
+  /** Raw text becomes a .txt document; the default name is text-<created_at>.txt. */
   addText(account: AccountRow, kbId: string, input: TextInput): Promise<Document> {
-    const name = input.name === undefined ? `text-${this.deps.clock.now().toISOString()}.txt` : documentName(input.name, "name");
+    const now = this.deps.clock.now();
+    const name = input.name === undefined ? `text-${now.toISOString()}.txt` : documentName(input.name, "name");
     const data = new TextEncoder().encode(input.text);
-    return this.add(account, kbId, { name, fileType: "txt", data, size: data.byteLength }, input.metadata ?? {});
+    return this.add(account, kbId, { name, fileType: "txt", data, size: data.byteLength }, input.metadata ?? {}, now);
   }
 
   /** A new file for a ready or failed document: same id, metadata unless given, re-processed from pending. */
@@ -130,17 +131,17 @@ export class DocumentService {
     this.deps.files.removeDocument(kbId, id);
   }
 
-  private async add(account: AccountRow, kbId: string, file: NewFile, metadata: Record<string, unknown>): Promise<Document> {
-    const { db, clock } = this.deps;
+  /** `now` is the document's created_at (and the time in its id). */
+  private async add(account: AccountRow, kbId: string, file: NewFile, metadata: Record<string, unknown>, now = this.deps.clock.now()): Promise<Document> {
+    const { db } = this.deps;
     getKnowledgeBase(db, account.id, kbId);
     this.assertCanStore(account, file.size, 1);
-    const id = newId("doc", clock.now().getTime());
+    const id = newId("doc", now.getTime());
     const storagePath = await this.store(kbId, id, file);
     try {
       writeTx(db, () => {
         getKnowledgeBase(db, account.id, kbId);
         this.assertCanStore(account, file.size, 1);
-        const now = clock.now();
         insertDocument(db, { id, kbId, accountId: account.id, name: file.name, fileType: file.fileType, fileSizeBytes: file.size, metadata, storagePath, now });
         enqueue(db, id, now);
       });

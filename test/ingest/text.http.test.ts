@@ -71,6 +71,8 @@ describe("POST /documents/text", () => {
     expect(match).not.toBeNull();
     expect(new Date(match![1]).toISOString()).toBe(match![1]);
     expect(match![1] >= before).toBe(true);
+    // The same instant as the document's creation.
+    expect(match![1]).toBe(res.body.data.created_at);
     expect(res.body.data.metadata).toEqual({});
   });
 

@@ -55,7 +55,7 @@ const UploadBody = z.object(
 
 const TextBody = z.object({
   text: z.string().min(1).max(10_000_000),
-  name: z.string().min(1).max(MAX_NAME_LENGTH).optional().describe("Default text-<ISO timestamp>.txt"),
+  name: z.string().min(1).max(MAX_NAME_LENGTH).optional().describe("Default text-<created_at as ISO timestamp>.txt"),
   metadata: Metadata.optional(),
 });
 
@@ -142,7 +142,7 @@ export function documentRoutes(ctx: AppContext) {
           summary: "Add raw text as a document",
           description:
             "The text is stored as a UTF-8 .txt file (file_type txt) and goes through the same pipeline as uploads. " +
-            "Without a name the document is called text-<ISO timestamp>.txt. Same limits as uploads.",
+            "Without a name the document is called text-<ISO timestamp>.txt, the timestamp being its created_at. Same limits as uploads.",
           tags,
           responses: errorResponses(...V1_ERRORS, 404),
         },
