@@ -42,8 +42,15 @@ function toQuarryError(code: unknown, error: unknown, request: Request): QuarryE
   switch (code) {
     case "VALIDATION":
       return fromValidation(error as ElysiaValidationError);
-    case "PARSE":
-      return validationError([{ path: [], message: "Request body is not valid JSON" }], "Request body is not valid JSON");
+    case "PARSE": {
+      // JSON is read by our own parser (body.ts), so this is a form Elysia could not read; a route that
+      // takes no form has already marked it as the wrong content type.
+      const contentType = (request.headers.get("content-type") ?? "").split(";")[0] || "(none)";
+      return (
+        requestState(request).bodyError ??
+        validationError([{ path: [], message: `is not valid ${contentType}` }], `Request body is not valid ${contentType}`)
+      );
+    }
     case "NOT_FOUND":
       return new QuarryError("NOT_FOUND", `Route not found: ${request.method} ${new URL(request.url).pathname}`);
     default:

@@ -79,7 +79,16 @@ describe("error envelope", () => {
       expectEnvelope(res.body, "VALIDATION_ERROR");
       expect(res.body.error.details.issues).toEqual([{ path: ["headers", "content-type"], message: "must be application/json" }]);
     }
-    expect((await server.request("GET", "/v1/knowledge-bases", { token: account.apiKey })).body.data).toEqual([]);
+    const garbled = { "content-type": "multipart/form-data; boundary=xyz" };
+    const notAForm = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: "garbage", headers: garbled });
+    expect(notAForm.status).toBe(400);
+    expect(notAForm.body.error.details.issues).toEqual([{ path: ["headers", "content-type"], message: "must be application/json" }]);
+    const kb = (await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "uploads" } })).body.data;
+    const badUpload = await server.request("POST", `/v1/knowledge-bases/${kb.id}/documents`, { token: account.apiKey, body: "garbage", headers: garbled });
+    expect(badUpload.status).toBe(400);
+    expectEnvelope(badUpload.body, "VALIDATION_ERROR");
+    expect(badUpload.body.error.message).toBe("Request body is not valid multipart/form-data");
+    expect((await server.request("GET", "/v1/knowledge-bases", { token: account.apiKey })).body.data.map((k: { id: string }) => k.id)).toEqual([kb.id]);
     const login = await server.request("POST", "/auth/login", { body: { email: "form@example.com", password: "password123" } });
     expect(login.status).toBe(401);
   });
