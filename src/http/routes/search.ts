@@ -24,7 +24,8 @@ const Filter = z
   .describe(
     `{metadata_key: {operator: value, …}, …}; every condition must hold. Operators: ${OPERATORS.join(", ")}. ` +
       "Values compare by type (numbers with numbers, strings with strings, booleans with booleans); two ISO 8601 dates " +
-      "compare as instants (a date-time without an offset is UTC). $gt/$gte/$lt/$lte take a number or an ISO date; " +
+      "compare as instants (a date-time without an offset is UTC). $eq/$ne take a string, number or boolean (not null); " +
+      "$gt/$gte/$lt/$lte a number or an ISO date (other strings are a validation error, not compared as text); " +
       "$in/$nin an array of at most 1000 strings, numbers or booleans. A metadata array matches $eq/$in when any element " +
       "matches. $ne and $nin also match documents that lack the key; the other operators do not. Absent or null: no filter.",
   );
@@ -79,7 +80,7 @@ const SearchResponseSchema = z.object({
   usage: z.object({
     embedding_tokens: z.number().int().describe("Tokens used to embed the query; 0 in keyword mode"),
     rerank_applied: z.boolean().describe("false when reranking was not requested, no reranker is installed, or it failed or timed out"),
-    rerank_calls: z.number().int().describe("Calls made to the reranker (0 or 1)"),
+    rerank_calls: z.number().int().describe("Reranker calls that were applied: 1 when rerank_applied, else 0 (a failed or timed-out call counts 0)"),
     chunks_searched: z.number().int().describe("Chunks of ready documents in the knowledge base that the filter lets through"),
     search_mode: z.enum(SEARCH_MODES),
   }),
