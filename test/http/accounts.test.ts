@@ -109,11 +109,14 @@ describe("authentication on /v1", () => {
 describe("POST /auth/api-key/regenerate", () => {
   test("needs the JWT, returns a new key once and revokes the old key at once", async () => {
     const account = await signup(server);
+    const refused = { error: { code: "AUTHENTICATION_ERROR", message: "Invalid or missing API key" } };
     const withKey = await server.request("POST", "/auth/api-key/regenerate", { token: account.apiKey });
     expect(withKey.status).toBe(401);
-    expect(withKey.body.error.code).toBe("AUTHENTICATION_ERROR");
+    expect(withKey.body).toEqual(refused);
     const noAuth = await server.request("POST", "/auth/api-key/regenerate");
     expect(noAuth.status).toBe(401);
+    expect(noAuth.body).toEqual(refused);
+    expect((await server.request("GET", "/v1/account", { token: account.apiKey })).status).toBe(200); // still valid
 
     const res = await server.request("POST", "/auth/api-key/regenerate", { token: account.token });
     expect(res.status).toBe(200);

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { QuarryError } from "../../errors.ts";
 import type { AppContext } from "../context.ts";
 import { authenticateRequest } from "../auth.ts";
+import { INVALID_API_KEY } from "../../accounts/service.ts";
 import { dataOf, errorResponses } from "../schemas.ts";
 
 const Account = z.object({
@@ -58,16 +59,16 @@ export function authRoutes(ctx: AppContext) {
       "/api-key/regenerate",
       async ({ request }) => {
         const principal = await authenticateRequest(ctx, request);
-        if (principal.authType !== "jwt") {
-          throw new QuarryError("AUTHENTICATION_ERROR", "A dashboard JWT is required to regenerate the API key");
-        }
+        // An API key is not a credential here: the same 401 as a missing or invalid one.
+        if (principal.authType !== "jwt") throw new QuarryError("AUTHENTICATION_ERROR", INVALID_API_KEY);
         return { data: ctx.accounts.regenerateApiKey(principal.account) };
       },
       {
         response: { 200: dataOf(z.object({ api_key: z.string(), message: z.string() })) },
         detail: {
           summary: "Regenerate the API key",
-          description: "Requires the dashboard JWT (Authorization: Bearer <token>). The previous key stops working at once; the new one is shown only once.",
+          description:
+            "Requires the dashboard JWT from signup or login (Authorization: Bearer <token>); no body. An API key, or a missing or invalid token, is 401 AUTHENTICATION_ERROR \"Invalid or missing API key\". The previous key stops working at once; the new one is shown only once.",
           tags: ["Accounts"],
           responses: errorResponses(401, 500),
         },
