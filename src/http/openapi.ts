@@ -5,6 +5,7 @@ import { Elysia } from "elysia";
 import { toOpenAPISchema } from "@elysiajs/openapi/openapi";
 import { z } from "zod";
 import { LIMITS_DESCRIPTION } from "./limits-description.ts";
+import { MAX_BODY_BYTES } from "./body.ts";
 
 const DESCRIPTION = `Quarry stores documents in knowledge bases, parses, chunks, embeds and indexes them in the background,
 and answers searches with ranked chunks for a language model.
@@ -13,7 +14,13 @@ and answers searches with ranked chunks for a language model.
 
 **Errors.** Every error is \`{"error":{"code","message","details"}}\`. Status by code: VALIDATION_ERROR 400
 (details.issues = [{path, message}]), AUTHENTICATION_ERROR 401, NOT_FOUND 404, CONFLICT 409, RATE_LIMIT_EXCEEDED 429,
-USAGE_LIMIT_EXCEEDED 429, EXTERNAL_SERVICE_ERROR 503, INTERNAL_ERROR 500.
+USAGE_LIMIT_EXCEEDED 429, EXTERNAL_SERVICE_ERROR 503, INTERNAL_ERROR 500. An issue's path names body fields as they are
+(\`["name"]\`), query parameters under \`"query"\` (\`["query","limit"]\`), path parameters under \`"path"\` (\`["path","kb_id"]\`),
+a body that is not a JSON object as \`[]\`, a body too large as \`["body"]\`, a wrong Content-Type as \`["headers","content-type"]\`. An unknown route, or a known path with a method it does not have, is 404 NOT_FOUND
+"Route not found: <METHOD> <path>". Malformed JSON, a Content-Type other than application/json (multipart/form-data only on
+the uploads) and a body over ${MAX_BODY_BYTES} bytes (declared or, when chunked, counted) are 400 VALIDATION_ERROR. A path id
+needs its type prefix (kb_, doc_, req_; otherwise 400); a prefixed id that does not exist, or belongs to another account, is
+404 "<Resource> not found: <id>".
 
 **Pagination.** Lists return \`{data, meta:{cursor, has_more}}\`; pass \`cursor\` to get the next page. Default page size 20, maximum 100.
 

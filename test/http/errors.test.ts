@@ -134,6 +134,9 @@ describe("service endpoints", () => {
     for (const path of ["/api/auth/signup", "/api/auth/login", "/api/auth/api-key/regenerate", "/api/v1/knowledge-bases", "/api/v1/knowledge-bases/{kb_id}", "/api/health"]) {
       expect(paths[path]).toBeDefined();
     }
+    // choices the spec leaves open are stated in the document
+    expect(res.body.info.description).toContain("Route not found: <METHOD> <path>");
+    expect(res.body.info.description).toContain('["query","limit"]');
     const create = paths["/api/v1/knowledge-bases"].post;
     expect(create.requestBody.content["application/json"].schema.properties.name.maxLength).toBe(256);
     expect(create.responses["201"]).toBeDefined();
