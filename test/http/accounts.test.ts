@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { signup, startTestServer, type TestServer } from "../helpers/server.ts";
+import { ManualClock, signup, startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -125,5 +125,29 @@ describe("POST /auth/api-key/regenerate", () => {
     expect(typeof res.body.data.message).toBe("string");
     expect((await server.request("GET", "/v1/account", { token: account.apiKey })).status).toBe(401);
     expect((await server.request("GET", "/v1/account", { token: res.body.data.api_key })).status).toBe(200);
+  });
+});
+
+describe("dashboard JWT", () => {
+  test("is HS256 with the account id as subject and works for 24 hours", async () => {
+    const clock = new ManualClock(new Date("2030-01-01T00:00:00Z"));
+    const timed = await startTestServer({ clock });
+    try {
+      const account = await signup(timed);
+      const [header, payload] = account.token.split(".").slice(0, 2).map((part) => JSON.parse(Buffer.from(part, "base64url").toString()));
+      expect(header.alg).toBe("HS256");
+      expect(payload.sub).toBe(account.id);
+      expect(payload.exp - payload.iat).toBe(24 * 60 * 60);
+      clock.advance(24 * 60 * 60 * 1000 - 1000);
+      expect((await timed.request("GET", "/v1/account", { token: account.token })).status).toBe(200);
+      clock.advance(2000);
+      const expired = await timed.request("GET", "/v1/account", { token: account.token });
+      expect(expired.status).toBe(401);
+      expect(expired.body).toEqual({ error: { code: "AUTHENTICATION_ERROR", message: "Invalid or missing API key" } });
+      expect((await timed.request("POST", "/auth/api-key/regenerate", { token: account.token })).status).toBe(401);
+      expect((await timed.request("GET", "/v1/account", { token: account.apiKey })).status).toBe(200); // the API key does not expire
+    } finally {
+      await timed.stop();
+    }
   });
 });
