@@ -27,8 +27,9 @@ export interface CheckedUpload {
 }
 
 /** The lowercased extension is the document's file_type. */
-export function checkUploadFile(file: { name: string; size: number }): CheckedUpload {
-  const name = documentName(file.name, "file");
+export function checkUploadFile(file: { name?: string; size: number }): CheckedUpload {
+  // A multipart part sent with an empty filename arrives without a name.
+  const name = documentName(file.name ?? "", "file");
   const extension = /\.([^.]+)$/.exec(name)?.[1]?.toLowerCase();
   if (!extension || !isSupportedType(extension)) {
     throw invalid(

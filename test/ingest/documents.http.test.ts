@@ -59,6 +59,26 @@ describe("POST /documents (upload)", () => {
     expect((await get(ws)).body.data).toEqual([]);
   });
 
+  test("odd multipart bodies: a nameless or repeated file part is a 400 naming file; metadata may come as a file part", async () => {
+    const ws = await workspace(server);
+    const raw = (parts: string[]) =>
+      server.request("POST", ws.docs, {
+        token: ws.account.apiKey,
+        headers: { "content-type": "multipart/form-data; boundary=XyZ" },
+        body: `${parts.map((part) => `--XyZ\r\n${part}\r\n`).join("")}--XyZ--\r\n`,
+      });
+    const filePart = (filename: string, content = "hello") =>
+      `Content-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n${content}`;
+    expectValidation(await raw([filePart("")]), "file", /file name/);
+    expectValidation(await raw([filePart("a.txt"), filePart("b.txt")]), "file", /once/);
+    expectValidation(await raw(['Content-Disposition: form-data; name="file"\r\n\r\nhello']), "file", /must be a file/);
+    const withMetadataFile = await upload(server, ws, text("a.txt", "x"), new File(['{"from":"file"}'], "metadata.json"));
+    expect(withMetadataFile.status).toBe(202);
+    expect(withMetadataFile.body.data.metadata).toEqual({ from: "file" });
+    expectValidation(await upload(server, ws, text("a.txt", "x"), new File(["{oops"], "metadata.json")), "metadata", /JSON/);
+    expect((await get(ws)).body.data.length).toBe(1);
+  });
+
   test("rejects a file over 50 MB", async () => {
     const ws = await workspace(server);
     const res = await upload(server, ws, new File([new Uint8Array(50 * 1024 * 1024 + 1)], "big.txt"));

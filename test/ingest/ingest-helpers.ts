@@ -20,7 +20,7 @@ export function addText(server: TestServer, ws: Workspace, body: unknown) {
   return server.request("POST", `${ws.docs}/text`, { token: ws.account.apiKey, body });
 }
 
-export function upload(server: TestServer, ws: Workspace, file: Blob, metadata?: string) {
+export function upload(server: TestServer, ws: Workspace, file: Blob, metadata?: string | Blob) {
   return server.request("POST", ws.docs, { token: ws.account.apiKey, form: { file, ...(metadata === undefined ? {} : { metadata }) } });
 }
 

@@ -46,9 +46,18 @@ const FILE_RULES = `Allowed extensions (case-insensitive): ${SUPPORTED_TYPES.joi
 
 const UploadBody = z.object(
   {
-    file: z.file({ error: 'is required: send the document as the multipart form field "file"' }).describe(FILE_RULES),
+    file: z
+      .file({
+        error: (issue) =>
+          issue.input === undefined
+            ? 'is required: send the document as the multipart form field "file"'
+            : Array.isArray(issue.input)
+              ? 'must be sent once: one document per request in the form field "file"'
+              : 'must be a file: send the document as a multipart file part (with a filename) in the field "file"',
+      })
+      .describe(FILE_RULES),
     // Elysia already turns form fields that hold JSON into values, so this is checked in the handler.
-    metadata: z.unknown().optional().meta({ type: "string", description: 'A JSON object as a string, e.g. {"team":"support"}' }),
+    metadata: z.unknown().optional().meta({ type: "string", description: 'A JSON object as a string, e.g. {"team":"support"} (a file part holding that JSON is read too)' }),
   },
   { error: 'must be a multipart/form-data body with the document in the field "file"' },
 );
@@ -72,14 +81,14 @@ const tags = ["Documents"];
 const MULTIPART_UPLOAD = { parse: MULTIPART, body: UploadBody, response: { 202: dataOf(DocumentSchema) } } as const;
 
 /** The upload as the service takes it; the request log gets what was sent, never the contents. */
-function uploadInput(request: Request, body: z.infer<typeof UploadBody>): UploadInput {
+async function uploadInput(request: Request, body: z.infer<typeof UploadBody>): Promise<UploadInput> {
   const summary: Record<string, unknown> = {
     file_name: body.file.name,
     file_size_bytes: body.file.size,
     file_type: /\.([^.]+)$/.exec(body.file.name)?.[1]?.toLowerCase() ?? null,
   };
   requestState(request).requestSummary = summary;
-  const metadata = parseMetadataField(body.metadata);
+  const metadata = parseMetadataField(body.metadata instanceof Blob ? await body.metadata.text() : body.metadata);
   if (metadata) summary.metadata_keys = Object.keys(metadata);
   return { file: body.file, metadata };
 }
@@ -107,7 +116,7 @@ export function documentRoutes(ctx: AppContext) {
     .post(
       "",
       async ({ request, params, body, principal, set }) =>
-        accepted(request, set, await documents.upload(principal.account, params.kb_id, uploadInput(request, body))),
+        accepted(request, set, await documents.upload(principal.account, params.kb_id, await uploadInput(request, body))),
       {
         params: KbParams,
         ...MULTIPART_UPLOAD,
@@ -167,7 +176,7 @@ export function documentRoutes(ctx: AppContext) {
     .put(
       "/:doc_id",
       async ({ request, params, body, principal, set }) =>
-        accepted(request, set, await documents.replace(principal.account, params.kb_id, params.doc_id, uploadInput(request, body))),
+        accepted(request, set, await documents.replace(principal.account, params.kb_id, params.doc_id, await uploadInput(request, body))),
       {
         params: DocParams,
         ...MULTIPART_UPLOAD,
