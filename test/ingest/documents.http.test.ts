@@ -140,7 +140,7 @@ describe("GET /documents", () => {
     expectValidation(await get(ws, "?limit=101"), ["query", "limit"]);
     expectValidation(await get(ws, "?limit=0"), ["query", "limit"]);
     expectValidation(await get(ws, "?status=done"), ["query", "status"]);
-    expectValidation(await get(ws, "?cursor=garbage"), "cursor");
+    expectValidation(await get(ws, "?cursor=garbage"), ["query", "cursor"]);
 
     for (const id of ids) await waitForDocument(server, ws.account.apiKey, ws.kbId, id);
     expect((await get(ws, "?status=ready&limit=100")).body.data.length).toBe(23);
