@@ -1,6 +1,6 @@
 // Documents as the API sees them: accepting uploads, text and replacements into the queue (with the
-// plan's limits), metadata changes, deletion, and reading documents and chunks. Every call checks that
-// the knowledge base (or, for one document, the document) belongs to the caller (NOT_FOUND otherwise).
+// plan's limits), metadata changes, deletion, and reading documents and chunks. Every call first checks
+// that the knowledge base belongs to the caller (NOT_FOUND otherwise).
 import { rmSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Db } from "../store/db.ts";
@@ -24,7 +24,7 @@ import {
 } from "../store/documents.ts";
 import { listChunks, type Chunk } from "../store/chunks.ts";
 import { assertDocumentCapacity, assertPagesAvailable, assertTrialActive } from "../billing/usage.ts";
-import { QuarryError, notFound } from "../errors.ts";
+import { QuarryError } from "../errors.ts";
 import { enqueue } from "./queue.ts";
 import { checkUploadFile, documentName } from "./upload-rules.ts";
 
@@ -63,14 +63,9 @@ export class DocumentService {
     return listDocuments(this.deps.db, kbId, options);
   }
 
-  /**
-   * The caller's document in that knowledge base. Asked for under a knowledge base the caller does not
-   * own, it is the document that is not found ("Document not found: <id>"), like any other unknown id.
-   */
   get(account: AccountRow, kbId: string, id: string): Document {
-    const document = getDocument(this.deps.db, kbId, id);
-    if (document.account_id !== account.id) throw notFound("Document", id);
-    return document;
+    getKnowledgeBase(this.deps.db, account.id, kbId);
+    return getDocument(this.deps.db, kbId, id);
   }
 
   chunks(account: AccountRow, kbId: string, id: string, limit: number, cursor?: string): Page<Chunk> {

@@ -42,11 +42,7 @@ export const ChunkSchema = z.object({
   created_at: z.string(),
 });
 
-const FILE_RULES = `Allowed extensions (case-insensitive): ${SUPPORTED_TYPES.join(", ")}; not empty and at most ${MAX_FILE_BYTES} bytes (50 MB).`;
-
-/** Appended to the description of every route that addresses one document. */
-const DOC_NOT_FOUND =
-  'A document that is not in this knowledge base, or not yours (even under another account\'s knowledge base), is 404 "Document not found: <doc_id>".';
+const FILE_RULES = `Allowed extensions (case-insensitive): ${SUPPORTED_TYPES.join(", ")}; at most ${MAX_FILE_BYTES} bytes (50 MB).`;
 
 const UploadBody = z.object(
   {
@@ -175,7 +171,7 @@ export function documentRoutes(ctx: AppContext) {
     .get("/:doc_id", ({ params, principal }) => ({ data: documents.get(principal.account, params.kb_id, params.doc_id) }), {
       params: DocParams,
       response: { 200: dataOf(DocumentSchema) },
-      detail: { summary: "Get a document", description: DOC_NOT_FOUND, tags, responses: errorResponses(...V1_ERRORS, 404) },
+      detail: { summary: "Get a document", tags, responses: errorResponses(...V1_ERRORS, 404) },
     })
     .put(
       "/:doc_id",
@@ -191,7 +187,7 @@ export function documentRoutes(ctx: AppContext) {
             "The document keeps its id and, unless metadata is sent, its metadata; name and file_type follow the new file. " +
             "It goes back to pending; its current chunks stay searchable until the new ones replace them all at once. " +
             "If the new file fails, the document is failed and has no chunks. " +
-            `${FILE_RULES} Same limits as uploads; pages are counted again when processing succeeds. ${DOC_NOT_FOUND}`,
+            `${FILE_RULES} Same limits as uploads; pages are counted again when processing succeeds.`,
           tags,
           responses: errorResponses(...V1_ERRORS, 404, 409),
         },
@@ -208,7 +204,7 @@ export function documentRoutes(ctx: AppContext) {
         response: { 200: dataOf(DocumentSchema) },
         detail: {
           summary: "Replace a document's metadata",
-          description: `Allowed in any status; the document is not processed again and its status does not change. ${DOC_NOT_FOUND}`,
+          description: "Allowed in any status; the document is not processed again and its status does not change.",
           tags,
           responses: errorResponses(...V1_ERRORS, 404),
         },
@@ -225,7 +221,7 @@ export function documentRoutes(ctx: AppContext) {
         response: { 200: dataOf(z.object({ deleted: z.boolean() })) },
         detail: {
           summary: "Delete a document",
-          description: `Irreversible: removes the document, its chunks, vectors, keyword index rows and stored file, even while it is processing. ${DOC_NOT_FOUND}`,
+          description: "Irreversible: removes the document, its chunks, vectors, keyword index rows and stored file, even while it is processing.",
           tags,
           responses: errorResponses(...V1_ERRORS, 404),
         },
@@ -242,8 +238,7 @@ export function documentRoutes(ctx: AppContext) {
           summary: "List a document's chunks",
           description:
             "Ordered by chunk_index ascending; the cursor is based on chunk_index. Page size 1–100, default 20. " +
-            "start_page is null and end_page 1 for text-only documents (txt, md, html, htm, csv, tsv, json). " +
-            DOC_NOT_FOUND,
+            "start_page is null and end_page 1 for text-only documents (txt, md, html, htm, csv, tsv, json).",
           tags,
           responses: errorResponses(...V1_ERRORS, 404),
         },
