@@ -42,7 +42,7 @@ export const ChunkSchema = z.object({
   created_at: z.string(),
 });
 
-const FILE_RULES = `Allowed extensions (case-insensitive): ${SUPPORTED_TYPES.join(", ")}; at most ${MAX_FILE_BYTES} bytes (50 MB).`;
+const FILE_RULES = `Allowed extensions (case-insensitive): ${SUPPORTED_TYPES.join(", ")}; not empty and at most ${MAX_FILE_BYTES} bytes (50 MB).`;
 
 const UploadBody = z.object(
   {
