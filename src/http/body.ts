@@ -36,10 +36,13 @@ function isJson(contentType: string): boolean {
   return /^application\/([\w.+-]*\+)?json\b/i.test(contentType);
 }
 
+/** One message for every route: the parser runs before the route is known to take multipart or JSON. */
+export const CONTENT_TYPE_RULE = "must be application/json, or multipart/form-data for document uploads and replacements";
+
 function unsupportedContentType(contentType: string): QuarryError {
   return validationError(
-    [{ path: ["headers", "content-type"], message: "must be application/json" }],
-    `Unsupported Content-Type "${contentType || "(none)"}": send JSON with Content-Type: application/json`,
+    [{ path: ["headers", "content-type"], message: CONTENT_TYPE_RULE }],
+    `Unsupported Content-Type "${contentType || "(none)"}": send JSON with Content-Type: application/json (document uploads and replacements: multipart/form-data)`,
   );
 }
 

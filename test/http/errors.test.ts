@@ -2,6 +2,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signup, startTestServer, type TestServer } from "../helpers/server.ts";
 
+const CONTENT_TYPE_RULE = "must be application/json, or multipart/form-data for document uploads and replacements";
+
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ env: { QUARRY_LIMITS: "off" } });
@@ -77,17 +79,25 @@ describe("error envelope", () => {
       const res = await server.request("POST", path, { token, form });
       expect(res.status).toBe(400);
       expectEnvelope(res.body, "VALIDATION_ERROR");
-      expect(res.body.error.details.issues).toEqual([{ path: ["headers", "content-type"], message: "must be application/json" }]);
+      expect(res.body.error.details.issues).toEqual([{ path: ["headers", "content-type"], message: CONTENT_TYPE_RULE }]);
     }
     const garbled = { "content-type": "multipart/form-data; boundary=xyz" };
     const notAForm = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: "garbage", headers: garbled });
     expect(notAForm.status).toBe(400);
-    expect(notAForm.body.error.details.issues).toEqual([{ path: ["headers", "content-type"], message: "must be application/json" }]);
+    expect(notAForm.body.error.details.issues).toEqual([{ path: ["headers", "content-type"], message: CONTENT_TYPE_RULE }]);
     const kb = (await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "uploads" } })).body.data;
     const badUpload = await server.request("POST", `/v1/knowledge-bases/${kb.id}/documents`, { token: account.apiKey, body: "garbage", headers: garbled });
     expect(badUpload.status).toBe(400);
     expectEnvelope(badUpload.body, "VALIDATION_ERROR");
     expect(badUpload.body.error.message).toBe("Request body is not valid multipart/form-data");
+    const rawUpload = await server.request("POST", `/v1/knowledge-bases/${kb.id}/documents`, {
+      token: account.apiKey,
+      body: "plain bytes",
+      headers: { "content-type": "application/octet-stream" },
+    });
+    expect(rawUpload.status).toBe(400);
+    expect(rawUpload.body.error.details.issues).toEqual([{ path: ["headers", "content-type"], message: CONTENT_TYPE_RULE }]);
+    expect(rawUpload.body.error.message).toContain("multipart/form-data");
     expect((await server.request("GET", "/v1/knowledge-bases", { token: account.apiKey })).body.data.map((k: { id: string }) => k.id)).toEqual([kb.id]);
     const login = await server.request("POST", "/auth/login", { body: { email: "form@example.com", password: "password123" } });
     expect(login.status).toBe(401);
