@@ -67,7 +67,10 @@ class UseLiteGraph {
   private readonly one = this.b.floatScalar("const/one", 1);
   private readonly axis1 = this.b.int64Tensor("const/axis_1", [1]);
 
-  constructor(private readonly tf: TfjsGraph) {
+  constructor(
+    private readonly tf: TfjsGraph,
+    private readonly quantize: boolean,
+  ) {
     const [vocabSize, embeddingSize] = this.weight("module/Embeddings_en").shape;
     const ffn = this.weight(layerWeightNames(0).expandKernel).shape;
     this.architecture = {
@@ -99,9 +102,31 @@ class UseLiteGraph {
     return this.b.floatTensor(name, data, shape.length === 4 ? shape.slice(2) : shape);
   }
 
-  private dense(name: string, input: string, tfKernel: string, tfBias: string): string {
-    const product = this.b.op(`${name}/matmul`, "MatMul", [input, this.copy(`${name}/kernel`, tfKernel)]);
+  /** `quantizable`: false keeps a float kernel even in the int8 build (the small output head). */
+  private dense(name: string, input: string, tfKernel: string, tfBias: string, quantizable = true): string {
+    const product = this.quantize && quantizable ? this.int8MatMul(name, input, tfKernel) : this.b.op(`${name}/matmul`, "MatMul", [input, this.copy(`${name}/kernel`, tfKernel)]);
     return this.b.op(`${name}/add_bias`, "Add", [product, this.copy(`${name}/bias`, tfBias)]);
+  }
+
+  /**
+   * input × kernel with the kernel stored as int8 (one scale per output column) and the input quantized to
+   * uint8 per call (DynamicQuantizeLinear): the standard-opset form of dynamic quantization, which ONNX
+   * Runtime fuses into one integer GEMM (about 2.3× the float speed here, with AVX-512 VNNI).
+   */
+  private int8MatMul(name: string, input: string, tfKernel: string): string {
+    const { b } = this;
+    const { data, shape } = this.weight(tfKernel);
+    const [rows, columns] = shape.length === 4 ? shape.slice(2) : shape;
+    const { codes, scales } = quantizeColumns(data as Float32Array, rows, columns);
+    const [quantized, inputScale, inputZeroPoint] = b.opWithOutputs(`${name}/quantize_input`, "DynamicQuantizeLinear", [input], 3);
+    const product = b.op(`${name}/matmul_int8`, "MatMulInteger", [
+      quantized,
+      b.int8Tensor(`${name}/kernel_int8`, codes, [rows, columns]),
+      inputZeroPoint,
+      b.int8Tensor(`${name}/kernel_zero_point`, new Int8Array(columns), [columns]),
+    ]);
+    const scale = b.op(`${name}/scale`, "Mul", [inputScale, b.floatTensor(`${name}/kernel_scale`, scales, [columns])]);
+    return b.op(`${name}/matmul`, "Mul", [b.op(`${name}/to_float`, "Cast", [product], { to: int(DataType.FLOAT) }), scale]);
   }
 
   private layerNorm(name: string, input: string, tfPrefix: string): string {
@@ -185,7 +210,7 @@ class UseLiteGraph {
     // An all-padding row divides by 1, as TF's Maximum(length, 1) does.
     const mean = b.op("pooling/mean", "Div", [summed, b.op("pooling/token_count_at_least_1", "Max", [tokenCount, this.one])]);
 
-    const tanh = b.op("head/tanh", "Tanh", [this.dense("head/dense", mean, "module/Encoder_en/hidden_layers/tanh_layer_0/weights", "module/Encoder_en/hidden_layers/tanh_layer_0/bias")]);
+    const tanh = b.op("head/tanh", "Tanh", [this.dense("head/dense", mean, "module/Encoder_en/hidden_layers/tanh_layer_0/weights", "module/Encoder_en/hidden_layers/tanh_layer_0/bias", false)]);
     const squared = b.op("l2_normalize/square", "Mul", [tanh, tanh]);
     const squaredNorm = b.op("l2_normalize/squared_norm", "ReduceSum", [squared, b.int64Tensor("const/axis_last", [-1])], { keepdims: int(1) });
     const epsilon = b.floatScalar("const/l2_epsilon", this.scalar("module_apply_default/Encoder_en/hidden_layers/l2_normalize/Maximum/y"));
@@ -194,8 +219,24 @@ class UseLiteGraph {
   }
 }
 
-export function buildUseLiteOnnx(tf: TfjsGraph): { model: Uint8Array; architecture: UseLiteArchitecture } {
-  const graph = new UseLiteGraph(tf);
+/** Symmetric int8 codes of a [rows, columns] matrix, with one scale per column (code × scale ≈ value). */
+function quantizeColumns(data: Float32Array, rows: number, columns: number): { codes: Int8Array; scales: Float32Array } {
+  const scales = new Float32Array(columns);
+  for (let i = 0; i < data.length; i++) scales[i % columns] = Math.max(scales[i % columns], Math.abs(data[i]));
+  for (let c = 0; c < columns; c++) scales[c] = scales[c] / 127 || 1;
+  const codes = new Int8Array(rows * columns);
+  for (let i = 0; i < data.length; i++) codes[i] = Math.round(data[i] / scales[i % columns]);
+  return { codes, scales };
+}
+
+/**
+ * `weights`: "float32" is the exact conversion (proven against the TF.js reference); "int8" stores the dense
+ * layers' kernels as int8 for speed, which is what Quarry runs (its closeness to float32 is tested too).
+ */
+export type UseLiteWeights = "float32" | "int8";
+
+export function buildUseLiteOnnx(tf: TfjsGraph, weights: UseLiteWeights): { model: Uint8Array; architecture: UseLiteArchitecture } {
+  const graph = new UseLiteGraph(tf, weights === "int8");
   const { architecture } = graph;
   const inputIds = graph.clip("input_ids");
   const mask = graph.floatMask(graph.clip("attention_mask"));

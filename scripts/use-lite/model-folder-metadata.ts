@@ -1,9 +1,9 @@
 // The small JSON files that sit next to model.onnx and tokenizer.json in models/use-lite/.
-import type { UseLiteArchitecture } from "./build-onnx-model.ts";
+import type { UseLiteArchitecture, UseLiteWeights } from "./build-onnx-model.ts";
 import { sourcePackage } from "./source-package.ts";
 
 /** Read by the generic ONNX embedder (src/models/onnx-embedder.ts). */
-export function quarryJson(d: UseLiteArchitecture) {
+export function quarryJson(d: UseLiteArchitecture, weights: UseLiteWeights) {
   return {
     id: "use-lite",
     dimension: d.hiddenSize,
@@ -15,11 +15,16 @@ export function quarryJson(d: UseLiteArchitecture) {
     passagePrefix: "",
     // Chunks are ~256–512 tokens: embed every 128-token window and average, so the whole chunk counts.
     longInputs: "windows",
+    // The int8 graph quantizes each run's activations with one scale: run texts one by one, so a text's
+    // vector never depends on what else is embedded with it (batching gained nothing here anyway).
+    ...(weights === "int8" ? { batchSize: 1 } : {}),
+    // Its vocabulary is cased: "MEASUREMENT" would be read letter by letter (see embedder-config.ts).
+    lowercaseAllCapsWords: true,
   };
 }
 
 /** Hugging Face-style description of the architecture, for people and tools. */
-export function configJson(d: UseLiteArchitecture) {
+export function configJson(d: UseLiteArchitecture, weights: UseLiteWeights) {
   return {
     model_type: "universal-sentence-encoder-lite",
     source: `${sourcePackage.name}@${sourcePackage.version} (TF.js graph model)`,
@@ -38,6 +43,7 @@ export function configJson(d: UseLiteArchitecture) {
     output_l2_normalized: true,
     onnx_inputs: ["input_ids", "attention_mask"],
     onnx_output: "sentence_embedding",
+    weights: weights === "int8" ? "dense-layer kernels int8 (per output column), activations quantized per run; output head float32" : "float32",
   };
 }
 

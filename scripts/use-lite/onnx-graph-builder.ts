@@ -38,6 +38,12 @@ export class OnnxGraphBuilder {
     return this.floatTensor(name, Float32Array.of(value), []);
   }
 
+  int8Tensor(name: string, data: Int8Array, dims: number[]): string {
+    if (dims.reduce((a, b) => a * b, 1) !== data.length) throw new Error(`${name}: ${data.length} values for dims ${dims}`);
+    this.initializers.push({ name: this.claim(name), dims, data_type: DataType.INT8, raw_data: bytesOf(data) });
+    return name;
+  }
+
   int64Tensor(name: string, values: number[]): string {
     const data = BigInt64Array.from(values.map(BigInt));
     this.initializers.push({ name: this.claim(name), dims: [values.length], data_type: DataType.INT64, raw_data: bytesOf(data) });

@@ -57,7 +57,7 @@ message TypeProto {
 message OperatorSetIdProto { string domain = 1; int64 version = 2; }
 `;
 
-export const DataType = { FLOAT: 1, INT32: 6, INT64: 7 } as const;
+export const DataType = { FLOAT: 1, UINT8: 2, INT8: 3, INT32: 6, INT64: 7 } as const;
 export const AttributeType = { FLOAT: 1, INT: 2, STRING: 3, FLOATS: 6, INTS: 7 } as const;
 
 export interface TensorProto {

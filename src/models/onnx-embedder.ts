@@ -7,7 +7,7 @@ import { l2Normalize, poolTokens, splitRows } from "./pooling.ts";
 import { ModelTokenizer } from "./tokenize.ts";
 
 export interface EmbedderOptions extends SessionOptions {
-  /** Texts per ONNX run (default 32). */
+  /** Texts per ONNX run: the model folder's quarry.json batchSize, else 32. */
   batchSize?: number;
 }
 
@@ -41,7 +41,7 @@ export class OnnxEmbedder implements Embedder {
     const session = await EncoderSession.open(config.onnxPath, tokenizer.padId, outputs, options);
     try {
       const dimension = await probeDimension(dir, config, tokenizer, session);
-      return new OnnxEmbedder(config, tokenizer, session, dimension, options.batchSize ?? 32);
+      return new OnnxEmbedder(config, tokenizer, session, dimension, options.batchSize ?? config.batchSize ?? 32);
     } catch (error) {
       await session.close();
       throw error;
@@ -50,7 +50,7 @@ export class OnnxEmbedder implements Embedder {
 
   async embed(texts: string[], side: EmbedSide): Promise<EmbedResult> {
     const prefix = side === "query" ? this.config.queryPrefix : this.config.passagePrefix;
-    const windowsPerText = texts.map((text) => this.windows(this.tokenizer.tokenIds(prefix + text)));
+    const windowsPerText = texts.map((text) => this.windows(this.tokenizer.tokenIds(prefix + this.normalize(text))));
     const rows = windowsPerText.flat().map((ids) => this.tokenizer.single(ids));
     const windowVectors = await runInLengthSortedBatches(rows, this.batchSize, async (batch) => {
       const { data, dims } = await this.session.run(batch);
@@ -79,13 +79,21 @@ export class OnnxEmbedder implements Embedder {
 
   /** Tokens of the text as a passage (prefix included, special tokens excluded), before truncation. */
   countTokens(text: string): number {
-    return this.tokenizer.tokenIds(this.config.passagePrefix + text).length;
+    return this.tokenizer.tokenIds(this.config.passagePrefix + this.normalize(text)).length;
+  }
+
+  /** The text as the model should read it (see EmbedderConfig.lowercaseAllCapsWords). */
+  private normalize(text: string): string {
+    return this.config.lowercaseAllCapsWords ? text.replace(ALL_CAPS_WORD, (word) => word.toLowerCase()) : text;
   }
 
   close(): Promise<void> {
     return this.session.close();
   }
 }
+
+/** Two or more capital letters standing as a whole word. */
+const ALL_CAPS_WORD = /(?<![\p{L}\p{N}])\p{Lu}{2,}(?![\p{L}\p{N}])/gu;
 
 /** Bounds the work for one very long text (a 10,000-character query): later windows are dropped. */
 const MAX_WINDOWS = 16;

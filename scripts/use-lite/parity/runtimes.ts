@@ -33,7 +33,7 @@ export interface OnnxUseLite {
 export async function loadOnnxUseLite(dir: string, intraOpThreads = 1): Promise<OnnxUseLite> {
   const readJson = (file: string) => JSON.parse(readFileSync(join(dir, file), "utf8"));
   const tokenizer = new Tokenizer(readJson("tokenizer.json"), readJson("tokenizer_config.json"));
-  const { maxTokens, dimension } = readJson("quarry.json") as { maxTokens: number; dimension: number };
+  const { maxTokens, dimension, batchSize } = readJson("quarry.json") as { maxTokens: number; dimension: number; batchSize?: number };
   const session = await ort.InferenceSession.create(join(dir, "model.onnx"), {
     intraOpNumThreads: intraOpThreads,
     interOpNumThreads: 1,
@@ -42,6 +42,12 @@ export async function loadOnnxUseLite(dir: string, intraOpThreads = 1): Promise<
   const tokenize = (text: string) => tokenizer.encode(text).ids;
 
   async function embedIds(rows: number[][]): Promise<Float32Array[]> {
+    // The int8 build runs one text at a time (quarry.json batchSize 1), as Quarry runs it.
+    if (batchSize === 1 && rows.length > 1) {
+      const vectors: Float32Array[] = [];
+      for (const row of rows) vectors.push(...(await embedIds([row])));
+      return vectors;
+    }
     const batch = rows.length;
     const width = Math.max(1, ...rows.map((r) => r.length));
     const ids = new BigInt64Array(batch * width);

@@ -131,3 +131,8 @@ export const PARITY_SENTENCES_SMALL: string[] = [
   NON_ASCII[0], NON_ASCII[4], NON_ASCII[5], NON_ASCII[9], NON_ASCII[10], NON_ASCII[12], NON_ASCII[15],
   LONG[0], LONG[7],
 ];
+
+/** The float32 conversion is exact: every text's vector is within this cosine of the TF.js reference. */
+export const FLOAT32_MIN_COSINE = 0.999;
+/** The int8 build Quarry runs (weights and activations quantized) stays within this cosine of the reference. */
+export const INT8_MIN_COSINE = 0.995;
