@@ -77,12 +77,13 @@ function pagesWouldOverrun(error: QuarryError, pages: number): QuarryError {
 }
 
 /** Marks the document failed with a message for the user; it keeps no chunks (a failed replacement neither). */
-export function failDocument(db: Db, documentId: string, detail: string, now: Date): DocumentRow | null {
+/** `pageCount`: recorded when the failure found it (a document over the page limit); otherwise kept as it was. */
+export function failDocument(db: Db, documentId: string, detail: string, now: Date, pageCount: number | null = null): DocumentRow | null {
   return writeTx(db, () => {
     const document = findDocumentRow(db, documentId);
     if (!document) return null;
     deleteChunksOf(db, documentId);
-    markFailed(db, documentId, detail, now);
+    markFailed(db, documentId, detail, now, pageCount);
     removeJob(db, documentId);
     return findDocumentRow(db, documentId);
   });

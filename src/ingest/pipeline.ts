@@ -9,7 +9,7 @@ import type { Embedder } from "../models/types.ts";
 import { QuarryError } from "../errors.ts";
 import { findDocumentRow, transitionStatus, type DocumentStatus } from "../store/documents.ts";
 import type { NewChunk } from "../store/chunks.ts";
-import { MAX_PAGES, ParseError, parseDocument } from "./parsers/index.ts";
+import { assertPageLimit, ParseError, parseDocument } from "./parsers/index.ts";
 import { chunkDocument } from "./chunker.ts";
 import { assertDocumentPagesFit, completeDocument, failDocument } from "./indexer.ts";
 
@@ -70,9 +70,7 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     if (!document?.storage_path) return report;
     advance("pending", "parsing");
     const parsed = await timed("parse", () => parseDocument(document.file_type, readStored(deps.dataDir, document.storage_path!), document.name));
-    if (parsed.pageCount !== null && parsed.pageCount > MAX_PAGES) {
-      throw new ParseError(`Document has ${parsed.pageCount} pages; the limit is ${MAX_PAGES}`);
-    }
+    if (parsed.pageCount !== null) assertPageLimit(parsed.pageCount);
     assertDocumentPagesFit(deps.db, documentId, parsed.pageCount, deps.clock.now(), deps.limitsEnabled);
     report.pages = parsed.pageCount;
     advance("parsing", "chunking", parsed.pageCount);
@@ -96,7 +94,8 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     if (error instanceof Interrupted) throw error;
     const detail = failureMessage(error);
     // A document deleted meanwhile (its file gone mid-read, say) is dropped without a word.
-    if (!failDocument(deps.db, documentId, detail, deps.clock.now())) return report;
+    const pageCount = error instanceof ParseError ? error.pageCount : null;
+    if (!failDocument(deps.db, documentId, detail, deps.clock.now(), pageCount)) return report;
     const cause = error instanceof ParseError ? error.cause : error instanceof QuarryError ? undefined : error;
     if (cause) console.error(`Ingestion of ${documentId} failed:`, cause);
     return { ...report, outcome: "failed", errorDetail: detail };

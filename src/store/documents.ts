@@ -153,12 +153,10 @@ export function markReady(db: Db, id: string, chunkCount: number, pageCount: num
 }
 
 /** Marks the document failed; it has no chunks then (see store/chunks.ts deleteChunksOf). */
-export function markFailed(db: Db, id: string, detail: string, now: Date): void {
-  db.query("UPDATE documents SET status = 'failed', chunk_count = 0, error_detail = ?, updated_at = ? WHERE id = ?").run(
-    detail,
-    now.toISOString(),
-    id,
-  );
+export function markFailed(db: Db, id: string, detail: string, now: Date, pageCount: number | null = null): void {
+  db.query(
+    "UPDATE documents SET status = 'failed', chunk_count = 0, error_detail = ?, page_count = COALESCE(?, page_count), updated_at = ? WHERE id = ?",
+  ).run(detail, pageCount, now.toISOString(), id);
 }
 
 /** Documents that were queued or mid-way when the server stopped. */

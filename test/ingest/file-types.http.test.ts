@@ -104,6 +104,9 @@ describe("damaged files", () => {
       expect(doc.status).toBe("failed");
       expect(doc.error_detail.startsWith(rejected.error)).toBe(true);
       expect(doc.chunk_count).toBe(0);
+      // A document over the page limit still says how many pages it has.
+      const overLimit = /^Document has (\d+) pages/.exec(rejected.error);
+      expect(doc.page_count).toBe(overLimit ? Number(overLimit[1]) : null);
       expect(indexRows(server.server.ctx.db, id)).toEqual({ chunks: 0, vectors: 0, keyword: 0 });
     });
   }

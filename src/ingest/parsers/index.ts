@@ -2,7 +2,7 @@ import { isSupportedType, type SupportedType } from "./file-types.ts";
 import { ParseError, type ParsedDocument } from "./types.ts";
 
 export { ParseError, type ParsedDocument, type ParsedSection } from "./types.ts";
-export { MAX_PAGES } from "./page-limit.ts";
+export { MAX_PAGES, assertPageLimit } from "./page-limit.ts";
 export { terminateOcr } from "./ocr.ts";
 export { RICH_TYPES, SUPPORTED_TYPES, TEXT_TYPES, isSupportedType, type SupportedType } from "./file-types.ts";
 

@@ -23,6 +23,13 @@ export interface ParsedDocument {
 /** A parse failure whose message is safe and useful to show the user as error_detail. */
 export class ParseError extends Error {
   override name = "ParseError";
+  /** The document's page count when the failure is about it (over the page limit); kept on the failed document. */
+  readonly pageCount: number | null;
+
+  constructor(message: string, options?: ErrorOptions & { pageCount?: number }) {
+    super(message, options);
+    this.pageCount = options?.pageCount ?? null;
+  }
 }
 
 /** `error` if it already is a ParseError, otherwise a ParseError with `message` (a library failure on bad input). */
