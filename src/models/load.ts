@@ -2,7 +2,7 @@
 // health endpoint and the startup banner.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Embedder, LoadedModels, Reranker } from "./types.ts";
+import type { Embedder, LoadedModels, ModelsDescription, Reranker } from "./types.ts";
 import { OnnxEmbedder } from "./onnx-embedder.ts";
 import { OnnxReranker } from "./onnx-reranker.ts";
 import { loadOrt } from "./onnx-runtime.ts";
@@ -17,13 +17,6 @@ export interface LoadModelsOptions {
   threads?: number;
 }
 
-// A type alias (not an interface) so it fits LoadedModels.description's Record<string, unknown>.
-export type ModelsDescription = {
-  embedding: { id: string; dimension: number; maxTokens: number };
-  reranker: { id: string } | null;
-  /** How to enable reranking; null when a reranker is loaded. */
-  rerankingHint: string | null;
-};
 
 /** Models generated at install time (models/use-lite); a compiled binary unpacks its embedded copy (src/runtime). */
 export let BUILT_IN_MODELS_DIR = resolve(import.meta.dir, "../../models");
@@ -59,7 +52,7 @@ async function loadFrom<T>(modelsDir: string, name: string, role: "Embedding" | 
   }
 }
 
-export async function loadModels(opts: LoadModelsOptions): Promise<LoadedModels & { description: ModelsDescription }> {
+export async function loadModels(opts: LoadModelsOptions): Promise<LoadedModels> {
   const sessionOptions = { threads: opts.threads };
   // Loaded first so that a runtime problem is not reported as a model folder problem.
   await loadOrt();
@@ -78,9 +71,9 @@ export async function loadModels(opts: LoadModelsOptions): Promise<LoadedModels 
 
 export function describeModels(embedder: Embedder, reranker: Reranker | null, modelsDir: string): ModelsDescription {
   return {
-    embedding: { id: embedder.id, dimension: embedder.dimension, maxTokens: embedder.maxTokens },
+    embedding: { id: embedder.id, dimension: embedder.dimension, max_tokens: embedder.maxTokens },
     reranker: reranker ? { id: reranker.id } : null,
-    rerankingHint: reranker
+    reranking_hint: reranker
       ? null
       : `Reranking is unavailable: copy a cross-encoder (e.g. ms-marco-MiniLM-L-6-v2 ONNX export) into ${join(modelsDir, "<name>")} and set QUARRY_RERANK_MODEL=<name>`,
   };

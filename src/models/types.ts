@@ -34,5 +34,13 @@ export interface LoadedModels {
   embedder: Embedder;
   reranker: Reranker | null;
   /** What health and the startup banner show. */
-  description: Record<string, unknown>;
+  description: ModelsDescription;
+}
+
+/** The models in use as GET /api/health shows them (the API's field names, hence snake_case). */
+export interface ModelsDescription {
+  embedding: { id: string; dimension: number; max_tokens: number };
+  reranker: { id: string } | null;
+  /** How to enable reranking; null when a reranker is loaded. */
+  reranking_hint: string | null;
 }

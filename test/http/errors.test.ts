@@ -133,7 +133,11 @@ describe("service endpoints", () => {
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("ok");
     expect(typeof res.body.version).toBe("string");
-    expect(res.body.models.embedding.id).toBe("use-lite");
+    expect(res.body.models).toEqual({
+      embedding: { id: "use-lite", dimension: 512, max_tokens: 2048 },
+      reranker: null,
+      reranking_hint: expect.stringContaining("QUARRY_RERANK_MODEL"),
+    });
   });
 
   test("the OpenAPI 3.1 document covers every endpoint with schemas and error responses", async () => {

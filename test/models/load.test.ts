@@ -36,9 +36,9 @@ describe("loadModels", () => {
     const models = await loadModels({ modelsDir: MODELS_DIR, embedModel: "tiny-encoder", rerankModel: "tiny-reranker", threads: 1 });
     try {
       expect(models.description).toEqual({
-        embedding: { id: "tiny-encoder", dimension: 32, maxTokens: 14 },
+        embedding: { id: "tiny-encoder", dimension: 32, max_tokens: 14 },
         reranker: { id: "tiny-reranker" },
-        rerankingHint: null,
+        reranking_hint: null,
       });
       expect((await models.embedder.embed(["fox"], "query")).vectors[0]).toHaveLength(32);
       expect(await models.reranker!.score("fox", ["the quick brown fox"])).toHaveLength(1);
@@ -53,7 +53,7 @@ describe("loadModels", () => {
     try {
       expect(models.reranker).toBeNull();
       expect(models.description.reranker).toBeNull();
-      expect(models.description.rerankingHint).toBe(
+      expect(models.description.reranking_hint).toBe(
         `Reranking is unavailable: copy a cross-encoder (e.g. ms-marco-MiniLM-L-6-v2 ONNX export) into ${join(MODELS_DIR, "<name>")} and set QUARRY_RERANK_MODEL=<name>`,
       );
     } finally {

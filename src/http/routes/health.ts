@@ -8,9 +8,24 @@ export function healthRoutes(ctx: AppContext) {
     () => ({ status: "ok" as const, version: ctx.version, models: ctx.models.description }),
     {
       response: {
-        200: z.object({ status: z.literal("ok"), version: z.string(), models: z.record(z.string(), z.unknown()) }),
+        200: z.object({
+          status: z.literal("ok"),
+          version: z.string(),
+          models: z.object({
+            embedding: z.object({ id: z.string(), dimension: z.number().int(), max_tokens: z.number().int() }),
+            reranker: z.object({ id: z.string() }).nullable(),
+            reranking_hint: z.string().nullable(),
+          }),
+        }),
       },
-      detail: { summary: "Service health and the models in use", tags: ["Service"], security: [] },
+      detail: {
+        summary: "Service health and the models in use",
+        description:
+          "No authentication. models.embedding.max_tokens is the longest text embedded whole; reranker is null when no " +
+          "cross-encoder is installed, and reranking_hint then says how to install one.",
+        tags: ["Service"],
+        security: [],
+      },
     },
   );
 }
