@@ -280,7 +280,7 @@ function generateInto(root: string): void {
 
 /** Identifies the generator version: outputs are rebuilt whenever this file or the ONNX writer changes. */
 function sourceStamp(): string {
-  const sources = [import.meta.path, join(import.meta.dir, "onnx/onnx-graph.ts")].map((p) => readFileSync(p, "utf8"));
+  const sources = [import.meta.path, join(import.meta.dir, "onnx/onnx-graph.ts"), join(import.meta.dir, "use-lite/onnx-proto.ts")].map((p) => readFileSync(p, "utf8"));
   return Bun.hash(sources.join("\0")).toString(16);
 }
 

@@ -1,87 +1,33 @@
-// Builds small ONNX models in code and serializes them with protobufjs and the subset of onnx.proto
-// (field numbers as in the official onnx.proto3) that plain feed-forward graphs need.
-import protobuf from "protobufjs";
+// Builds small ONNX models in code (the test models of scripts/gen-test-models.ts) and serializes them with
+// the onnx.proto subset the USE-Lite converter uses.
+import { AttributeType, DataType as OnnxDataType, encodeModel, type AttributeProto, type NodeProto, type TensorProto, type ValueInfoProto } from "../use-lite/onnx-proto.ts";
 
-const ONNX_PROTO_SUBSET = `
-syntax = "proto3";
-package onnx;
-message ModelProto {
-  int64 ir_version = 1;
-  string producer_name = 2;
-  repeated OperatorSetIdProto opset_import = 8;
-  GraphProto graph = 7;
-}
-message OperatorSetIdProto { string domain = 1; int64 version = 2; }
-message GraphProto {
-  repeated NodeProto node = 1;
-  string name = 2;
-  repeated TensorProto initializer = 5;
-  repeated ValueInfoProto input = 11;
-  repeated ValueInfoProto output = 12;
-}
-message NodeProto {
-  repeated string input = 1;
-  repeated string output = 2;
-  string name = 3;
-  string op_type = 4;
-  repeated AttributeProto attribute = 5;
-}
-message AttributeProto {
-  string name = 1;
-  float f = 2;
-  int64 i = 3;
-  repeated int64 ints = 8;
-  int32 type = 20;
-}
-message TensorProto {
-  repeated int64 dims = 1;
-  int32 data_type = 2;
-  string name = 8;
-  bytes raw_data = 9;
-}
-message ValueInfoProto { string name = 1; TypeProto type = 2; }
-message TypeProto { TensorTypeProto tensor_type = 1; }
-message TensorTypeProto { int32 elem_type = 1; TensorShapeProto shape = 2; }
-message TensorShapeProto { repeated Dimension dim = 1; }
-message Dimension { int64 dim_value = 1; string dim_param = 2; }
-`;
-
-const ModelProto = protobuf.parse(ONNX_PROTO_SUBSET, { keepCase: true }).root.lookupType("onnx.ModelProto");
-
-/** onnx.TensorProto.DataType values. */
-export const DataType = { FLOAT: 1, INT64: 7 } as const;
+/** The element types the test models use. */
+export const DataType = { FLOAT: OnnxDataType.FLOAT, INT64: OnnxDataType.INT64 } as const;
 type ElemType = (typeof DataType)[keyof typeof DataType];
-
-/** onnx.AttributeProto.AttributeType values for the attribute kinds supported here. */
-const AttributeType = { FLOAT: 1, INT: 2, INTS: 7 } as const;
 
 export type AttributeValue = number | number[] | { float: number };
 
-function attribute(name: string, value: AttributeValue) {
+function attribute(name: string, value: AttributeValue): AttributeProto {
   if (Array.isArray(value)) return { name, type: AttributeType.INTS, ints: value };
   if (typeof value === "object") return { name, type: AttributeType.FLOAT, f: value.float };
   return { name, type: AttributeType.INT, i: value };
 }
 
-/** A dimension is a fixed size or a symbolic name such as "batch". */
-function shapeOf(dims: (number | string)[]) {
-  return { dim: dims.map((d) => (typeof d === "number" ? { dim_value: d } : { dim_param: d })) };
-}
-
 export class OnnxGraph {
-  private readonly nodes: object[] = [];
-  private readonly initializers: object[] = [];
-  private readonly inputs: object[] = [];
-  private readonly outputs: object[] = [];
+  private readonly nodes: NodeProto[] = [];
+  private readonly initializers: TensorProto[] = [];
+  private readonly inputs: ValueInfoProto[] = [];
+  private readonly outputs: ValueInfoProto[] = [];
   private counter = 0;
 
   input(name: string, elemType: ElemType, dims: (number | string)[]): string {
-    this.inputs.push({ name, type: { tensor_type: { elem_type: elemType, shape: shapeOf(dims) } } });
+    this.inputs.push({ name, elemType, shape: dims });
     return name;
   }
 
   output(name: string, elemType: ElemType, dims: (number | string)[]): void {
-    this.outputs.push({ name, type: { tensor_type: { elem_type: elemType, shape: shapeOf(dims) } } });
+    this.outputs.push({ name, elemType, shape: dims });
   }
 
   /** A constant tensor stored in the model; returns its name. */
@@ -114,18 +60,12 @@ export class OnnxGraph {
   }
 
   serialize(opset = 13): Uint8Array {
-    const model = {
-      ir_version: 8,
-      producer_name: "quarry",
-      opset_import: [{ domain: "", version: opset }],
-      graph: {
-        name: "graph",
-        node: this.nodes,
-        initializer: this.initializers,
-        input: this.inputs,
-        output: this.outputs,
-      },
-    };
-    return ModelProto.encode(ModelProto.fromObject(model)).finish();
+    return encodeModel({
+      opset,
+      producerName: "quarry",
+      docString: "",
+      metadata: {},
+      graph: { name: "graph", nodes: this.nodes, initializers: this.initializers, inputs: this.inputs, outputs: this.outputs },
+    });
   }
 }
