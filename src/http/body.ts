@@ -86,7 +86,16 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
       return failure(validationError([{ path: [], message: "is not valid JSON" }], "Request body is not valid JSON"));
     }
   })
-  .onTransform({ as: "global" }, ({ request }) => {
-    const error = requestState(request).bodyError;
-    if (error) throw error;
+  .onTransform({ as: "global" }, ({ request, path }) => {
+    if (path.startsWith(AUTHENTICATED_PREFIX)) return; // raised by auth.ts once the credential is checked
+    throwBodyError(request);
   });
+
+/** Every route under this prefix authenticates: a missing credential is answered (401) before a bad body. */
+const AUTHENTICATED_PREFIX = "/api/v1/";
+
+/** Throws the error met while reading the body, if any (before the body is validated). */
+export function throwBodyError(request: Request): void {
+  const error = requestState(request).bodyError;
+  if (error) throw error;
+}

@@ -20,7 +20,8 @@ a body that is not a JSON object as \`[]\`, a body too large as \`["body"]\`, a 
 "Route not found: <METHOD> <path>". Malformed JSON, a Content-Type other than application/json (multipart/form-data only on
 the uploads) and a body over ${MAX_BODY_BYTES} bytes (declared or, when chunked, counted) are 400 VALIDATION_ERROR. A path id
 needs its type prefix (kb_, doc_, req_; otherwise 400); a prefixed id that does not exist, or belongs to another account, is
-404 "<Resource> not found: <id>".
+404 "<Resource> not found: <id>". On /v1 the order of checks is: credential (401), rate limit (429), then the body
+(400); only a declared body over the size limit is refused before the credential is read.
 
 **Pagination.** Lists return \`{data, meta:{cursor, has_more}}\`; pass \`cursor\` to get the next page. Default page size 20, maximum 100.
 

@@ -32,6 +32,14 @@ describe("error envelope", () => {
     expect(malformed.status).toBe(400);
     expectEnvelope(malformed.body, "VALIDATION_ERROR");
     expect(Array.isArray(malformed.body.error.details.issues)).toBe(true);
+    // On /v1 the credential is checked first: an unauthenticated request's body is never judged.
+    for (const token of [undefined, "qk_not-a-key"]) {
+      const unauthenticated = await server.request("POST", "/v1/knowledge-bases", { token, body: '{"name": ' });
+      expect(unauthenticated.status).toBe(401);
+      expectEnvelope(unauthenticated.body, "AUTHENTICATION_ERROR");
+      const form = await server.request("POST", "/v1/knowledge-bases", { token, body: "name=x", headers: { "content-type": "text/plain" } });
+      expect(form.status).toBe(401);
+    }
 
     const wrongType = await server.request("POST", "/v1/knowledge-bases", {
       token: account.apiKey,
