@@ -37,7 +37,7 @@ function isJson(contentType: string): boolean {
 }
 
 /** One message for every route: the parser runs before the route is known to take multipart or JSON. */
-export const CONTENT_TYPE_RULE = "must be application/json, or multipart/form-data for document uploads and replacements";
+const CONTENT_TYPE_RULE = "must be application/json, or multipart/form-data for document uploads and replacements";
 
 function unsupportedContentType(contentType: string): QuarryError {
   return validationError(
