@@ -104,7 +104,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         `Quarry ${VERSION} listening on ${url}/api  (docs: ${url}/api/docs)`,
         `  database   ${databasePath}`,
         `  embedding  ${embed.id} (${embed.dimension}-d, max ${embed.maxTokens} tokens)`,
-        `  reranker   ${models.reranker ? models.reranker.id : `none — ${String(models.description.reranking_hint ?? "")}`}`,
+        `  reranker   ${models.reranker ? models.reranker.id : `none — ${models.description.reranking_hint ?? ""}`}`,
         `  workers    ${config.workers}   limits ${config.limitsEnabled ? "on" : "off"}`,
       ].join("\n"),
     );

@@ -76,8 +76,10 @@ function pagesWouldOverrun(error: QuarryError, pages: number): QuarryError {
   );
 }
 
-/** Marks the document failed with a message for the user; it keeps no chunks (a failed replacement neither). */
-/** `pageCount`: recorded when the failure found it (a document over the page limit); otherwise kept as it was. */
+/**
+ * Marks the document failed with a message for the user; it keeps no chunks (a failed replacement neither).
+ * `pageCount`: recorded when the failure found it (a document over the page limit); otherwise kept as it was.
+ */
 export function failDocument(db: Db, documentId: string, detail: string, now: Date, pageCount: number | null = null): DocumentRow | null {
   return writeTx(db, () => {
     const document = findDocumentRow(db, documentId);

@@ -7,7 +7,7 @@ import { l2Normalize, poolTokens, splitRows } from "./pooling.ts";
 import { ModelTokenizer } from "./tokenize.ts";
 
 export interface EmbedderOptions extends SessionOptions {
-  /** Texts per ONNX run: the model folder's quarry.json batchSize, else 32. */
+  /** Texts per ONNX run; overrides the model folder's quarry.json batchSize (32 when neither sets it). */
   batchSize?: number;
 }
 
