@@ -13,7 +13,7 @@ import { PDFDocument, StandardFonts, type PDFFont } from "pdf-lib";
 import PDFKit from "pdfkit";
 import PptxGenJS from "pptxgenjs";
 import * as UTIF from "utif2";
-import * as XLSX from "xlsx";
+import * as XLSX from "@e965/xlsx";
 import { ensureFixtures, type DocumentFixture, type FixtureManifest, type Phrase, type RejectedFixture } from "../test/fixtures.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");

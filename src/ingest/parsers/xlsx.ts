@@ -1,4 +1,4 @@
-import * as XLSX from "xlsx";
+import * as XLSX from "@e965/xlsx";
 import { isZip } from "./ooxml-package.ts";
 import { assertPageLimit } from "./page-limit.ts";
 import { SectionCollector } from "./section-collector.ts";
