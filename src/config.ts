@@ -18,6 +18,8 @@ export interface Config {
   workers: number;
   /** false (QUARRY_LIMITS=off): no plan allowance, count or rate limit is enforced; usage is still metered. */
   limitsEnabled: boolean;
+  /** QUARRY_TRUST_PROXY=on: behind a reverse proxy, the client IP is the last X-Forwarded-For entry. */
+  trustProxy: boolean;
 }
 
 /** Each option: environment variable, CLI flag, and how to read it. */
@@ -33,6 +35,7 @@ const OPTIONS = {
   rerankTimeoutMs: { env: "QUARRY_RERANK_TIMEOUT_MS", flag: "--rerank-timeout-ms" },
   workers: { env: "QUARRY_WORKERS", flag: "--workers" },
   limits: { env: "QUARRY_LIMITS", flag: "--limits" },
+  trustProxy: { env: "QUARRY_TRUST_PROXY", flag: "--trust-proxy" },
 } as const;
 
 export const CONFIG_HELP = Object.values(OPTIONS)
@@ -62,6 +65,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
   const limits = (get("limits") ?? "on").toLowerCase();
   if (!["on", "off"].includes(limits)) throw new ConfigError(`QUARRY_LIMITS must be "on" or "off", got "${limits}"`);
+  const trustProxy = (get("trustProxy") ?? "off").toLowerCase();
+  if (!["on", "off"].includes(trustProxy)) throw new ConfigError(`QUARRY_TRUST_PROXY must be "on" or "off", got "${trustProxy}"`);
   const webhookSecret = get("webhookSecret") ?? null;
   if (webhookSecret && !webhookSecret.startsWith("whsec_")) {
     throw new ConfigError('QUARRY_WEBHOOK_SECRET must be a Standard Webhooks secret starting with "whsec_"');
@@ -80,5 +85,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rerankTimeoutMs: positiveInt("QUARRY_RERANK_TIMEOUT_MS", get("rerankTimeoutMs") ?? "2000"),
     workers: positiveInt("QUARRY_WORKERS", get("workers") ?? String(cpuCount())),
     limitsEnabled: limits === "on",
+    trustProxy: trustProxy === "on",
   };
 }

@@ -15,6 +15,7 @@ import type { AppContext } from "./http/context.ts";
 import { createApp } from "./http/app.ts";
 import { MAX_BODY_BYTES } from "./http/body.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
+import { MAX_TRACKED_CLIENTS } from "./http/request-gate.ts";
 import { RequestLogWriter } from "./store/request-log-writer.ts";
 import pkg from "../package.json" with { type: "json" };
 
@@ -65,6 +66,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     files: new FileStore(config.dataDir),
     accounts: new AccountService(db, new JwtIssuer(resolveJwtSecret(config.jwtSecret, config.dataDir)), clock),
     rateLimiter: new RateLimiter(options.rateLimitClock),
+    clientRateLimiter: new RateLimiter(options.rateLimitClock, MAX_TRACKED_CLIENTS),
     requestLog: new RequestLogWriter(db, clock),
   };
 

@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "./context.ts";
 import { errorHandler } from "./errors.ts";
 import { bodyHandling } from "./body.ts";
+import { requestGate } from "./request-gate.ts";
 import { startRequest } from "./request-state.ts";
 import { openapiRoute } from "./openapi.ts";
 import { docsPage } from "./docs-page.ts";
@@ -28,6 +29,7 @@ export function createApp(ctx: AppContext) {
     })
     .use(errorHandler)
     .use(requestLogging(ctx))
+    .use(requestGate(ctx)) // before bodyHandling: 401 and 429 come before a too-large body's 400
     .use(bodyHandling)
     .use(openapiRoute(ctx.version))
     .get("/docs", docsPage, { detail: { hide: true } })

@@ -1,4 +1,6 @@
-// Bearer authentication for /v1: an API key or a dashboard JWT, remembered as the request's principal.
+// Bearer authentication for /v1: an API key or a dashboard JWT, remembered as the request's principal,
+// then the account's per-second rate limit. Requests with a body are admitted in onRequest (request-gate.ts),
+// before anything reads the body; the rest when their route is matched.
 import { Elysia } from "elysia";
 import { QuarryError } from "../errors.ts";
 import { INVALID_API_KEY, type Principal } from "../accounts/service.ts";
@@ -22,6 +24,20 @@ export async function authenticateRequest(ctx: AppContext, request: Request): Pr
   return principal;
 }
 
+/** Requests already admitted, so the route's check does not take a second rate-limit token. */
+const admitted = new WeakMap<Request, Principal>();
+
+/** The credential (401), then the account's per-second rate limit (429); once per request. */
+export async function admit(ctx: AppContext, request: Request, headers: Record<string, unknown>): Promise<Principal> {
+  const known = admitted.get(request);
+  if (known) return known;
+  const principal = await authenticateRequest(ctx, request);
+  const perSecond = enforcedLimit(ctx.config.limitsEnabled, principal.account, (plan) => plan.requestsPerSecond);
+  if (perSecond !== null) enforceRateLimit(ctx.rateLimiter, principal.account.id, { perSecond }, headers);
+  admitted.set(request, principal);
+  return principal;
+}
+
 /**
  * Route-group plugin: resolves `principal` for every route that uses it (or answers 401), then applies the
  * account's per-second rate limit (429), then reports a body that could not be read (400). Runs before body
@@ -29,9 +45,7 @@ export async function authenticateRequest(ctx: AppContext, request: Request): Pr
  */
 export function authenticated(ctx: AppContext) {
   return new Elysia().derive({ as: "scoped" }, async ({ request, set }) => {
-    const principal = await authenticateRequest(ctx, request);
-    const perSecond = enforcedLimit(ctx.config.limitsEnabled, principal.account, (plan) => plan.requestsPerSecond);
-    if (perSecond !== null) enforceRateLimit(ctx.rateLimiter, principal.account.id, perSecond, set.headers);
+    const principal = await admit(ctx, request, set.headers);
     throwBodyError(request);
     return { principal };
   });

@@ -19,6 +19,9 @@ export interface AppContext {
   /** The ingestion queue and its workers; routes wake it after queuing a document. */
   ingest: Ingestion;
   version: string;
+  /** Per account (/v1). */
   rateLimiter: RateLimiter;
+  /** Per client IP (/auth, /webhooks; see request-gate.ts). */
+  clientRateLimiter: RateLimiter;
   requestLog: RequestLogWriter;
 }

@@ -1,8 +1,8 @@
-// Per-account rate limiting at the plan's requests per second: a token bucket per account whose
-// capacity and refill rate both equal the per-second rate. A full bucket allows a burst of that many
-// requests at once; after that, one request per 1/rate seconds. When the rate changes (a plan change), the
-// bucket keeps the requests already spent from it: its capacity moves to the new rate at once. Limits live in
-// memory (one process).
+// Token-bucket rate limiting: per account at the plan's requests per second (capacity = refill = the rate),
+// and per client IP on the unauthenticated /auth and /webhooks routes (see client-limits.ts). A full bucket
+// allows a burst of its capacity at once; after that, one request per 1/rate seconds. When an account's rate
+// changes (a plan change), the bucket keeps the requests already spent from it: its capacity moves to the
+// new rate at once. Limits live in memory (one process).
 import { QuarryError } from "../errors.ts";
 
 export interface RateDecision {
@@ -22,41 +22,55 @@ interface Bucket {
   updatedAt: number;
 }
 
-/** Buckets idle long enough to be full again are forgotten once this many accounts have one. */
-const MAX_BUCKETS = 10_000;
+/** A rate: tokens added per second, and the bucket's capacity (the largest burst; default the rate). */
+export interface Rate {
+  perSecond: number;
+  burst?: number;
+}
+
+/** Buckets tracked at most; past that the least recently used is forgotten (it starts full next time). */
+const DEFAULT_MAX_BUCKETS = 10_000;
 
 export class RateLimiter {
+  /** In least-recently-used order: every take moves its bucket to the end. */
   private readonly buckets = new Map<string, Bucket>();
 
   /** @param nowMs a monotonic millisecond clock (tests may freeze it). */
-  constructor(private readonly nowMs: () => number = () => performance.now()) {}
+  constructor(
+    private readonly nowMs: () => number = () => performance.now(),
+    private readonly maxBuckets = DEFAULT_MAX_BUCKETS,
+  ) {}
 
-  take(key: string, perSecond: number): RateDecision {
+  take(key: string, { perSecond, burst = perSecond }: Rate): RateDecision {
     const now = this.nowMs();
-    const bucket = this.buckets.get(key) ?? this.newBucket(key, perSecond, now);
-    if (bucket.capacity !== perSecond) {
-      bucket.tokens = Math.max(0, bucket.tokens + perSecond - bucket.capacity);
-      bucket.capacity = perSecond;
+    const bucket = this.touch(key, burst, now);
+    if (bucket.capacity !== burst) {
+      bucket.tokens = Math.max(0, bucket.tokens + burst - bucket.capacity);
+      bucket.capacity = burst;
     }
-    bucket.tokens = Math.min(perSecond, bucket.tokens + ((now - bucket.updatedAt) * perSecond) / 1000);
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.updatedAt) * perSecond) / 1000);
     bucket.updatedAt = now;
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
     return {
       allowed,
-      limit: perSecond,
+      limit: burst,
       remaining: Math.floor(bucket.tokens),
-      resetSeconds: Math.ceil((perSecond - bucket.tokens) / perSecond),
+      resetSeconds: Math.ceil((burst - bucket.tokens) / perSecond),
       retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond)),
     };
   }
 
-  private newBucket(key: string, perSecond: number, now: number): Bucket {
-    if (this.buckets.size >= MAX_BUCKETS) {
-      for (const [k, b] of this.buckets) if (now - b.updatedAt > 1000) this.buckets.delete(k);
-    }
-    const bucket = { tokens: perSecond, capacity: perSecond, updatedAt: now };
+  /** How many buckets are tracked (bounded by maxBuckets). */
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  private touch(key: string, capacity: number, now: number): Bucket {
+    const bucket = this.buckets.get(key) ?? { tokens: capacity, capacity, updatedAt: now };
+    this.buckets.delete(key);
     this.buckets.set(key, bucket);
+    if (this.buckets.size > this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value!);
     return bucket;
   }
 }
@@ -69,9 +83,9 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
   };
 }
 
-/** Takes a token for the account; sets the RateLimit headers, or throws 429 RATE_LIMIT_EXCEEDED. */
-export function enforceRateLimit(limiter: RateLimiter, accountId: string, perSecond: number, headers: Record<string, unknown>): void {
-  const decision = limiter.take(accountId, perSecond);
+/** Takes a token from the key's bucket; sets the RateLimit headers, or throws 429 RATE_LIMIT_EXCEEDED. */
+export function enforceRateLimit(limiter: RateLimiter, key: string, rate: Rate, headers: Record<string, unknown>): void {
+  const decision = limiter.take(key, rate);
   Object.assign(headers, rateLimitHeaders(decision));
   if (!decision.allowed) {
     throw new QuarryError("RATE_LIMIT_EXCEEDED", "Rate limit exceeded", undefined, {
