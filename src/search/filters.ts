@@ -6,7 +6,11 @@
 // an offset is UTC). A metadata value that is an array matches $eq/$in when any element matches. $ne and
 // $nin are the negations of $eq and $in, so they also match documents without the key; the range
 // operators match only numbers against numbers and dates against dates.
+//
+// Filters are evaluated on the request's thread against every document of the knowledge base, so their size
+// is bounded (FILTER_LIMITS) and the compiled predicate costs time linear in the filter's size per document.
 import type { ValidationIssue } from "../errors.ts";
+import { jsonByteSize } from "../store/json-size.ts";
 
 export type Scalar = string | number | boolean;
 export type MetadataFilter = Record<string, Partial<Record<Operator, unknown>>>;
@@ -17,7 +21,20 @@ type Operator = (typeof OPERATORS)[number];
 
 const RANGE_OPERATORS = new Set<string>(["$gt", "$gte", "$lt", "$lte"]);
 const LIST_OPERATORS = new Set<string>(["$in", "$nin"]);
-const MAX_LIST = 1000;
+
+/** Far above what a real filter needs; each one bounds the work a single search can ask for. */
+export const FILTER_LIMITS = {
+  /** Metadata keys (top-level entries) in one filter. */
+  keys: 32,
+  /** UTF-8 bytes of the filter serialized as JSON. */
+  bytes: 16 * 1024,
+  /** Values in one $in or $nin array. */
+  listValues: 1000,
+  /** Characters in one string value. */
+  stringLength: 1024,
+  /** Characters in one metadata key (the longest a stored metadata key can be). */
+  keyLength: 256,
+} as const;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
 
 /** Milliseconds since the epoch when the value is an ISO 8601 date or date-time, else null. */
@@ -38,11 +55,37 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** Why a value cannot be compared against, or null when it can. */
+function valueIssue(value: unknown): string | null {
+  if (!isScalar(value)) return "must be a string, number or boolean";
+  if (typeof value === "string" && value.length > FILTER_LIMITS.stringLength) {
+    return `must be at most ${FILTER_LIMITS.stringLength} characters (this one has ${value.length})`;
+  }
+  return null;
+}
+
+/** Problems with the filter as a whole (size, key count), checked before looking at any condition. */
+function sizeIssues(filter: Record<string, unknown>): ValidationIssue[] {
+  const keys = Object.keys(filter).length;
+  if (keys > FILTER_LIMITS.keys) return [{ path: [], message: `must have at most ${FILTER_LIMITS.keys} keys (this one has ${keys})` }];
+  const bytes = jsonByteSize(filter, FILTER_LIMITS.bytes);
+  if (bytes > FILTER_LIMITS.bytes) {
+    return [{ path: [], message: `must be at most ${FILTER_LIMITS.bytes} bytes as JSON (this one is larger)` }];
+  }
+  return [];
+}
+
 /** Every problem with a filter, with paths relative to the filter (prefix them with "filter"). */
 export function filterIssues(filter: unknown): ValidationIssue[] {
   if (!isPlainObject(filter)) return [{ path: [], message: "must be an object of {metadata_key: {operator: value}}" }];
+  const tooBig = sizeIssues(filter);
+  if (tooBig.length > 0) return tooBig;
   const issues: ValidationIssue[] = [];
   for (const [key, condition] of Object.entries(filter)) {
+    if (key.length > FILTER_LIMITS.keyLength) {
+      issues.push({ path: [key], message: `metadata keys are at most ${FILTER_LIMITS.keyLength} characters (this one has ${key.length})` });
+      continue;
+    }
     if (!isPlainObject(condition) || Object.keys(condition).length === 0) {
       issues.push({ path: [key], message: `must be an object of operators, e.g. {"$eq": "value"}; operators: ${OPERATORS.join(", ")}` });
       continue;
@@ -53,57 +96,96 @@ export function filterIssues(filter: unknown): ValidationIssue[] {
         issues.push({ path, message: `unknown operator; use one of ${OPERATORS.join(", ")}` });
       } else if (LIST_OPERATORS.has(op)) {
         if (!Array.isArray(value)) issues.push({ path, message: "must be an array of strings, numbers or booleans" });
-        else if (value.length > MAX_LIST) issues.push({ path, message: `must have at most ${MAX_LIST} values` });
-        else value.forEach((item, i) => {
-          if (!isScalar(item)) issues.push({ path: [...path, i], message: "must be a string, number or boolean" });
-        });
+        else if (value.length > FILTER_LIMITS.listValues) {
+          issues.push({ path, message: `must have at most ${FILTER_LIMITS.listValues} values (this one has ${value.length})` });
+        } else {
+          value.forEach((item, i) => {
+            const problem = valueIssue(item);
+            if (problem) issues.push({ path: [...path, i], message: problem });
+          });
+        }
       } else if (RANGE_OPERATORS.has(op)) {
         if (!(typeof value === "number" && Number.isFinite(value)) && isoInstant(value) === null) {
           issues.push({ path, message: "must be a number or an ISO 8601 date (e.g. 2024-05-01 or 2024-05-01T12:00:00Z)" });
         }
-      } else if (!isScalar(value)) {
-        issues.push({ path, message: "must be a string, number or boolean" });
+      } else {
+        const problem = valueIssue(value);
+        if (problem) issues.push({ path, message: problem });
       }
     }
   }
   return issues;
 }
 
-function equals(actual: unknown, expected: Scalar): boolean {
-  if (Array.isArray(actual)) return actual.some((item) => equals(item, expected));
-  if (actual === expected) return true;
-  const a = isoInstant(actual);
-  return a !== null && a === isoInstant(expected);
+/**
+ * The values a condition accepts, looked up in constant time: the scalars themselves (a Set keeps 1 and "1"
+ * apart) and the instants of those that are ISO dates.
+ */
+interface Expected {
+  values: Set<Scalar>;
+  instants: Set<number>;
+}
+
+function expectedOf(values: Scalar[]): Expected {
+  const instants = new Set<number>();
+  for (const value of values) {
+    const instant = isoInstant(value);
+    if (instant !== null) instants.add(instant);
+  }
+  return { values: new Set(values), instants };
+}
+
+/** Whether the metadata value, or any element of it when it is an array, is one of the expected values. */
+function matches(actual: unknown, expected: Expected): boolean {
+  if (Array.isArray(actual)) return actual.some((item) => matches(item, expected));
+  if (expected.values.has(actual as Scalar)) return true;
+  if (expected.instants.size === 0) return false;
+  const instant = isoInstant(actual);
+  return instant !== null && expected.instants.has(instant);
 }
 
 /** <0, 0, >0 for comparable values (number/number, date/date); null when they do not compare. */
-function compare(actual: unknown, bound: number | string): number | null {
-  if (typeof bound === "number") return typeof actual === "number" ? actual - bound : null;
-  const a = isoInstant(actual);
-  return a === null ? null : a - isoInstant(bound)!;
+function comparator(bound: number | string): (actual: unknown) => number | null {
+  if (typeof bound === "number") return (actual) => (typeof actual === "number" ? actual - bound : null);
+  const boundInstant = isoInstant(bound)!;
+  return (actual) => {
+    const instant = isoInstant(actual);
+    return instant === null ? null : instant - boundInstant;
+  };
 }
 
-function condition(op: Operator, expected: unknown): (actual: unknown) => boolean {
+const RANGE_TESTS: Record<string, (c: number) => boolean> = {
+  $gt: (c) => c > 0,
+  $gte: (c) => c >= 0,
+  $lt: (c) => c < 0,
+  $lte: (c) => c <= 0,
+};
+
+/** A condition's test, with everything that depends only on the filter worked out once. */
+function condition(op: Operator, operand: unknown): (actual: unknown) => boolean {
   switch (op) {
     case "$eq":
-      return (actual) => equals(actual, expected as Scalar);
+    case "$in": {
+      const expected = expectedOf(op === "$eq" ? [operand as Scalar] : (operand as Scalar[]));
+      return (actual) => matches(actual, expected);
+    }
     case "$ne":
-      return (actual) => !equals(actual, expected as Scalar);
-    case "$in":
-      return (actual) => (expected as Scalar[]).some((item) => equals(actual, item));
-    case "$nin":
-      return (actual) => !(expected as Scalar[]).some((item) => equals(actual, item));
+    case "$nin": {
+      const expected = expectedOf(op === "$ne" ? [operand as Scalar] : (operand as Scalar[]));
+      return (actual) => !matches(actual, expected);
+    }
     default: {
-      const test = { $gt: (c: number) => c > 0, $gte: (c: number) => c >= 0, $lt: (c: number) => c < 0, $lte: (c: number) => c <= 0 }[op];
+      const compare = comparator(operand as number | string);
+      const test = RANGE_TESTS[op];
       return (actual) => {
-        const c = compare(actual, expected as number | string);
+        const c = compare(actual);
         return c !== null && test(c);
       };
     }
   }
 }
 
-/** The predicate of a filter already checked by filterIssues. */
+/** The predicate of a filter already checked by filterIssues; compile it once per search. */
 export function compileFilter(filter: MetadataFilter): DocumentPredicate {
   const tests: { key: string; test: (actual: unknown) => boolean }[] = [];
   for (const [key, ops] of Object.entries(filter)) {
