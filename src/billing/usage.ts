@@ -7,6 +7,7 @@ import { usageLimitExceeded } from "../errors.ts";
 import { currentPeriod, type Period } from "./period.ts";
 import { accountPlan } from "./limits.ts";
 import { TRIAL_DAYS } from "./plans.ts";
+import { METADATA_BYTES_SQL } from "../store/metadata-limits.ts";
 
 export interface UsageCounts {
   pages_processed: number;
@@ -100,15 +101,26 @@ export function consumePages(db: Db, account: AccountRow, pages: number, now: Da
   increment(db, account, now, "pages_processed", pages);
 }
 
+/**
+ * The account's documents and the storage they take: their files plus the metadata of its documents and
+ * knowledge bases (as stored JSON, bounded per record by METADATA_LIMITS).
+ */
+function storedTotals(db: Db, accountId: string): { documents: number; bytes: number } {
+  return db
+    .query<{ documents: number; bytes: number }, [string, string]>(
+      `SELECT COUNT(*) AS documents,
+              COALESCE(SUM(COALESCE(file_size_bytes, 0) + ${METADATA_BYTES_SQL}), 0)
+                + (SELECT COALESCE(SUM(${METADATA_BYTES_SQL}), 0) FROM knowledge_bases WHERE account_id = ?) AS bytes
+       FROM documents WHERE account_id = ?`,
+    )
+    .get(accountId, accountId)!;
+}
+
 /** Before accepting a new file: the plan's document count and storage caps (429 documents / storage). */
 export function assertDocumentCapacity(db: Db, account: AccountRow, addBytes: number, addDocuments: number, limitsEnabled: boolean): void {
   if (!limitsEnabled) return;
   const plan = accountPlan(account);
-  const { documents, bytes } = db
-    .query<{ documents: number; bytes: number }, [string]>(
-      "SELECT COUNT(*) AS documents, COALESCE(SUM(file_size_bytes), 0) AS bytes FROM documents WHERE account_id = ?",
-    )
-    .get(account.id)!;
+  const { documents, bytes } = storedTotals(db, account.id);
   if (documents + addDocuments > plan.documents) {
     throw usageLimitExceeded(
       `Document limit reached: the ${plan.name} plan allows ${plan.documents} documents. Delete documents or upgrade your plan.`,

@@ -2,8 +2,17 @@
 import { z } from "zod";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../store/pagination.ts";
 import { STATUS_BY_CODE, type ErrorCode } from "../errors.ts";
+import { METADATA_LIMITS, metadataIssues } from "../store/metadata-limits.ts";
 
 export const Metadata = z.record(z.string(), z.unknown()).describe("Free-form JSON object");
+
+/** Metadata as a request sends it: a JSON object within METADATA_LIMITS (each problem an issue with its path). */
+export const MetadataInput = Metadata.superRefine((metadata, ctx) => {
+  for (const issue of metadataIssues(metadata)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+}).describe(
+  `Free-form JSON object: at most ${METADATA_LIMITS.bytes} bytes as JSON, ${METADATA_LIMITS.keys} keys per object, ` +
+    `keys of at most ${METADATA_LIMITS.keyLength} characters, objects and arrays nested at most ${METADATA_LIMITS.depth} levels`,
+);
 
 export const ErrorEnvelope = z.object({
   error: z.object({

@@ -1,6 +1,7 @@
 // What an upload must satisfy before it is stored (spec 8.2): a supported extension, at most 50 MB, a
 // usable name, metadata that is a JSON object. Each failure is a VALIDATION_ERROR naming the field.
-import { invalid } from "../errors.ts";
+import { invalid, validationError } from "../errors.ts";
+import { metadataIssues } from "../store/metadata-limits.ts";
 import { SUPPORTED_TYPES, isSupportedType, type SupportedType } from "./parsers/index.ts";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
@@ -58,5 +59,7 @@ export function parseMetadataField(raw: unknown): Record<string, unknown> | unde
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw invalid(["metadata"], 'must be a JSON object such as {"team":"support"}');
   }
+  const issues = metadataIssues(value).map((issue) => ({ ...issue, path: ["metadata", ...issue.path] }));
+  if (issues.length > 0) throw validationError(issues, `${issues[0].path.join(".")}: ${issues[0].message}`);
   return value as Record<string, unknown>;
 }

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
 import { requestState } from "../request-state.ts";
-import { Metadata, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
+import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
 import { DOCUMENT_STATUSES, type Document } from "../../store/documents.ts";
 import { DocumentService, type UploadInput } from "../../ingest/document-service.ts";
 import { MULTIPART } from "../body.ts";
@@ -65,10 +65,10 @@ const UploadBody = z.object(
 const TextBody = z.object({
   text: z.string().min(1).max(10_000_000),
   name: z.string().min(1).max(MAX_NAME_LENGTH).optional().describe("Default text-<created_at as ISO timestamp>.txt"),
-  metadata: Metadata.optional(),
+  metadata: MetadataInput.optional(),
 });
 
-const PatchBody = z.object({ metadata: Metadata.describe("Replaces the existing metadata") });
+const PatchBody = z.object({ metadata: MetadataInput.describe(`Replaces the existing metadata. ${MetadataInput.description}`) });
 
 const ListQuery = PaginationQuery.extend({ status: z.enum(DOCUMENT_STATUSES).optional() });
 
@@ -105,7 +105,7 @@ export function documentRoutes(ctx: AppContext) {
     files: ctx.files,
     clock: ctx.clock,
     limitsEnabled: ctx.config.limitsEnabled,
-    queued: () => ctx.ingest.wake(),
+    queueChanged: () => ctx.ingest.wake(),
   });
 
   return new Elysia({ prefix: "/knowledge-bases/:kb_id/documents" })

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
 import { requestState } from "../request-state.ts";
-import { Metadata, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
+import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
 import {
   createKnowledgeBase,
   deleteKnowledgeBase,
@@ -28,13 +28,13 @@ export const KnowledgeBaseSchema = z.object({
 const CreateBody = z.object({
   name: z.string().min(1).max(256),
   description: z.string().max(1024).nullish(),
-  metadata: Metadata.optional(),
+  metadata: MetadataInput.optional(),
 });
 
 const PatchBody = z.object({
   name: z.string().min(1).max(256).optional(),
   description: z.string().max(1024).nullish(),
-  metadata: Metadata.optional().describe("Replaces the existing metadata"),
+  metadata: MetadataInput.optional().describe(`Replaces the existing metadata. ${MetadataInput.description}`),
 });
 
 export const KbParams = z.object({ kb_id: prefixedId("kb") });
@@ -96,6 +96,7 @@ export function knowledgeBaseRoutes(ctx: AppContext) {
       "/:kb_id",
       ({ params, principal }) => {
         deleteKnowledgeBase(ctx.db, principal.account.id, params.kb_id);
+        ctx.ingest.wake(); // cancels its documents' running jobs
         ctx.files.removeKnowledgeBase(params.kb_id);
         return { data: { deleted: true } };
       },

@@ -8,7 +8,7 @@ import { Metadata, dataOf, errorResponses, prefixedId, V1_ERRORS } from "../sche
 import { getKnowledgeBase } from "../../store/knowledge-bases.ts";
 import { chargeSearchQuery } from "../../billing/usage.ts";
 import { SearchService, SEARCH_MODES, HYBRID_SIDE_DEPTH } from "../../search/search.ts";
-import { filterIssues, OPERATORS, type MetadataFilter } from "../../search/filters.ts";
+import { FILTER_LIMITS, filterIssues, OPERATORS, type MetadataFilter } from "../../search/filters.ts";
 import { KEYWORD_SCORE_MIDPOINT, RRF_K } from "../../search/scores.ts";
 import { BM25_B, BM25_K1 } from "../../search/keyword-index.ts";
 import { RERANK_POOL_FACTOR, RERANK_POOL_MIN } from "../../search/rerank.ts";
@@ -26,8 +26,10 @@ const Filter = z
       "Values compare by type (numbers with numbers, strings with strings, booleans with booleans); two ISO 8601 dates " +
       "compare as instants (a date-time without an offset is UTC). $eq/$ne take a string, number or boolean (not null); " +
       "$gt/$gte/$lt/$lte a number or an ISO date (other strings are a validation error, not compared as text); " +
-      "$in/$nin an array of at most 1000 strings, numbers or booleans. A metadata array matches $eq/$in when any element " +
-      "matches. $ne and $nin also match documents that lack the key; the other operators do not. Absent or null: no filter.",
+      `$in/$nin an array of at most ${FILTER_LIMITS.listValues} strings, numbers or booleans. A metadata array matches $eq/$in when any element ` +
+      "matches. $ne and $nin also match documents that lack the key; the other operators do not. Absent or null: no filter. " +
+      `Limits: at most ${FILTER_LIMITS.keys} keys of at most ${FILTER_LIMITS.keyLength} characters, string values of at most ` +
+      `${FILTER_LIMITS.stringLength} characters, ${FILTER_LIMITS.bytes} bytes as JSON in all.`,
   );
 
 const SearchBody = z.object({
