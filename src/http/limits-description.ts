@@ -1,6 +1,9 @@
 // The plans, usage limits and rate limiting, as told in the OpenAPI description; the numbers come from
 // the plan table itself.
 import { PLANS, PLAN_NAMES, TRIAL_DAYS, type Plan } from "../billing/plans.ts";
+import { FILTER_LIMITS } from "../search/filters.ts";
+import { METADATA_LIMITS } from "../store/metadata-limits.ts";
+import { SUMMARY_LIMITS } from "./request-summary.ts";
 
 function size(bytes: number): string {
   const gb = bytes / 1024 ** 3;
@@ -32,10 +35,24 @@ once there is one; usage starts from zero with each period (GET /v1/usage). Exce
 - search queries: each search call counts one; details \`{limit, current_usage, plan, requested}\`;
 - pages: uploads, text ingestion and replacements are refused once the period's pages are used up, details \`{resource:"pages", limit, used}\`;
   a document whose pages would overrun the allowance ends \`failed\` with error_detail saying so, and counts nothing;
-- knowledge bases (on create), documents and storage (on upload, text ingestion and replacement): details \`{resource:"knowledge_bases"|"documents"|"storage", limit, used}\`, storage in bytes. Deleting frees room at once;
+- knowledge bases (on create), documents and storage (on upload, text ingestion and replacement): details \`{resource:"knowledge_bases"|"documents"|"storage", limit, used}\`, storage in bytes:
+  the stored files plus the metadata of the account's documents and knowledge bases (its JSON, UTF-8; an empty object counts 0). Deleting frees room at once;
 - the trial lasts ${TRIAL_DAYS} days; afterwards uploads, text ingestion, replacements and searches are refused with details
   \`{resource:"trial", limit:${TRIAL_DAYS}, used:<whole days since signup>}\` until the account subscribes. Everything else (reads, listing, deleting) keeps working.
 An account whose subscription ends returns to the trial plan's allowances with the trial over. A plan change applies at once.
+
+**Size limits** (400 VALIDATION_ERROR, each problem in details.issues with its path, e.g. \`["metadata","a","b"]\` or \`["filter","topic","$in"]\`):
+- metadata of a knowledge base or document (create, PATCH, upload, replacement and text ingestion alike): a JSON object of at most
+  ${METADATA_LIMITS.bytes} bytes as JSON, at most ${METADATA_LIMITS.keys} keys in it and in each object nested in it, keys of at most ${METADATA_LIMITS.keyLength} characters,
+  objects and arrays nested at most ${METADATA_LIMITS.depth} levels (the metadata object being the first);
+- a search filter: at most ${FILTER_LIMITS.keys} metadata keys of at most ${FILTER_LIMITS.keyLength} characters, at most ${FILTER_LIMITS.listValues} values in each $in/$nin, string values
+  of at most ${FILTER_LIMITS.stringLength} characters, at most ${FILTER_LIMITS.bytes} bytes as JSON in all.
+A filter or metadata over its byte or key-count limit is reported as one issue at \`["filter"]\` or \`["metadata"]\` (or the nested object's path).
+
+**Request history.** Summaries are bounded: lists (such as metadata_keys and filter_keys) keep their first ${SUMMARY_LIMITS.listItems} items, each cut to
+${SUMMARY_LIMITS.itemLength} characters, with \`<field>_total\` giving the full count; other strings are cut to ${SUMMARY_LIMITS.stringLength} characters (ending in "…"); a summary
+is at most ${SUMMARY_LIMITS.bytes} bytes as JSON, fields being dropped from the end beyond that; a summary that lost items or fields has \`truncated: true\`.
+A request answered 401, or carrying no credential of an account, is recorded without a request summary.
 
 **Rate limits.** Every /v1 request counts against the account's per-second rate (the same bucket whichever credential is used).
 The algorithm is a token bucket per account: capacity = the plan's requests per second, refilled continuously at that rate.

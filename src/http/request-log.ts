@@ -3,7 +3,7 @@
 import { Elysia, StatusMap } from "elysia";
 import type { AppContext } from "./context.ts";
 import { requestState } from "./request-state.ts";
-import { defaultRequestSummary, defaultResponseSummary } from "./request-summary.ts";
+import { boundedSummary, defaultRequestSummary, defaultResponseSummary } from "./request-summary.ts";
 import { bearerToken } from "./auth.ts";
 import type { RequestLogRecord } from "../store/requests.ts";
 
@@ -27,11 +27,18 @@ function statusOf(setStatus: number | string | undefined, responseValue: unknown
 
 /**
  * A request refused before its route authenticated it (unknown route, unreadable body) still belongs to
- * the account whose valid credential it carried; looked up after the response has gone out.
+ * the account whose valid credential it carried; looked up after the response has gone out. Only then
+ * does it get its request summary.
  */
-async function attributed(ctx: AppContext, entry: RequestLogRecord, token: string): Promise<RequestLogRecord> {
+async function attributed(
+  ctx: AppContext,
+  entry: RequestLogRecord,
+  token: string,
+  requestSummary: (() => Record<string, unknown>) | null,
+): Promise<RequestLogRecord> {
   const principal = await ctx.accounts.authenticate(token);
-  return principal ? { ...entry, accountId: principal.account.id, auth_type: principal.authType } : entry;
+  if (!principal) return entry;
+  return { ...entry, accountId: principal.account.id, auth_type: principal.authType, request_summary: requestSummary?.() ?? {} };
 }
 
 /** A summary the route (or the error handler) filled, which then replaces the default one. */
@@ -62,6 +69,10 @@ export function requestLogging(ctx: AppContext) {
       const state = requestState(request);
       const durationMs = Math.round(performance.now() - state.startedAt);
       const status = statusOf(set.status, responseValue);
+      // Only a request attributed to an account has its body summarized: an unauthenticated one (401, or no
+      // account at all) could otherwise have any amount of whatever it sent stored and summarized.
+      const requestSummary =
+        status === 401 ? null : () => boundedSummary(filled(state.requestSummary) ?? defaultRequestSummary(body, query));
       const entry: RequestLogRecord = {
         id: state.id,
         accountId: state.principal?.account.id ?? null,
@@ -71,11 +82,13 @@ export function requestLogging(ctx: AppContext) {
         duration_ms: durationMs,
         auth_type: state.principal?.authType ?? null,
         kb_id: state.kbId ?? path.match(KB_IN_PATH)?.[1] ?? null,
-        request_summary: filled(state.requestSummary) ?? defaultRequestSummary(body, query),
-        response_summary: filled(state.responseSummary) ?? (status < 400 ? defaultResponseSummary(responseValue) : {}),
+        request_summary: state.principal ? (requestSummary?.() ?? {}) : {},
+        response_summary: boundedSummary(
+          filled(state.responseSummary) ?? (status < 400 ? defaultResponseSummary(responseValue) : {}),
+        ),
         created_at: (arrivals.get(request) ?? ctx.clock.now()).toISOString(),
       };
       const token = state.principal ? null : bearerToken(request);
-      ctx.requestLog.record(token ? attributed(ctx, entry, token) : entry);
+      ctx.requestLog.record(token ? attributed(ctx, entry, token, requestSummary) : entry);
     });
 }

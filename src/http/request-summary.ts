@@ -1,9 +1,20 @@
-// Default summaries for the request history, used where a route has not filled its own. Built from a
-// whitelist, so passwords, API keys, tokens, text and file contents can never end up in the history.
+// Summaries for the request history: the default ones, used where a route has not filled its own, built
+// from a whitelist so passwords, API keys, tokens, text and file contents can never end up in the history;
+// and the bounds every summary is cut to before it is stored, whoever filled it.
 
-const MAX_STRING = 200;
+/** Every stored summary stays within these, however large the request was. */
+export const SUMMARY_LIMITS = {
+  /** Items kept of a list (e.g. metadata_keys); `<field>_total` then tells how many there were. */
+  listItems: 20,
+  /** Characters kept of each string in a list (e.g. a metadata key). */
+  itemLength: 64,
+  /** Characters kept of any other string. */
+  stringLength: 200,
+  /** UTF-8 bytes of the whole summary as JSON. */
+  bytes: 2048,
+} as const;
 
-/** Body and query fields copied as they are (strings cut to 200 characters). */
+/** Body and query fields copied as they are (strings are cut by boundedSummary). */
 const SCALAR_FIELDS = new Set([
   "query",
   "keyword_query",
@@ -25,8 +36,13 @@ const SCALAR_FIELDS = new Set([
   "to",
 ]);
 
-function scalar(value: unknown): unknown {
-  if (typeof value === "string") return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…` : value;
+function cut(text: string, length: number): string {
+  return text.length > length ? `${text.slice(0, length)}…` : text;
+}
+
+/** A string (cut to `length`), number, boolean or null; undefined for anything else. */
+function scalar(value: unknown, length: number): unknown {
+  if (typeof value === "string") return cut(value, length);
   return typeof value === "number" || typeof value === "boolean" || value === null ? value : undefined;
 }
 
@@ -52,7 +68,7 @@ function summarizeField(summary: Record<string, unknown>, key: string, value: un
   } else if (key === "text" && typeof value === "string") {
     summary.text_length = value.length;
   } else if (SCALAR_FIELDS.has(key)) {
-    const kept = scalar(value);
+    const kept = scalar(value, Infinity);
     if (kept !== undefined) summary[key] = kept;
   }
 }
@@ -83,4 +99,37 @@ export function defaultResponseSummary(response: unknown): Record<string, unknow
     if (typeof record.deleted === "boolean") summary.deleted = record.deleted;
   }
   return summary;
+}
+
+const TRUNCATED_MARK_BYTES = Buffer.byteLength(',"truncated":true');
+
+/**
+ * The summary within SUMMARY_LIMITS: strings cut (ending in "…"), lists cut to their first items with
+ * `<field>_total` added, nested objects left out, then whole fields dropped from the end until it fits.
+ * A list cut or a field left out adds `truncated: true`.
+ */
+export function boundedSummary(summary: Record<string, unknown>): Record<string, unknown> {
+  const bounded: Record<string, unknown> = {};
+  let truncated = false;
+  for (const [key, value] of Object.entries(summary)) {
+    if (Array.isArray(value)) {
+      const kept = value.slice(0, SUMMARY_LIMITS.listItems).map((item) => scalar(item, SUMMARY_LIMITS.itemLength));
+      bounded[key] = kept.filter((item) => item !== undefined);
+      if (value.length > SUMMARY_LIMITS.listItems) bounded[`${key}_total`] = value.length;
+      truncated ||= kept.length < value.length || kept.some((item) => item === undefined);
+    } else {
+      const kept = scalar(value, SUMMARY_LIMITS.stringLength);
+      if (kept !== undefined) bounded[key] = kept;
+      truncated ||= kept === undefined;
+    }
+  }
+  const fields = Object.keys(bounded);
+  let bytes = Buffer.byteLength(JSON.stringify(bounded));
+  while (fields.length > 0 && bytes + (truncated ? TRUNCATED_MARK_BYTES : 0) > SUMMARY_LIMITS.bytes) {
+    delete bounded[fields.pop()!];
+    truncated = true;
+    bytes = Buffer.byteLength(JSON.stringify(bounded));
+  }
+  if (truncated) bounded.truncated = true;
+  return bounded;
 }
