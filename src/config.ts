@@ -6,7 +6,7 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
-  /** null: generated once and kept in the data dir (see http/jwt-secret.ts). */
+  /** At least MIN_JWT_SECRET_BYTES; null: generated once and kept in the data dir (see accounts/jwt-secret.ts). */
   jwtSecret: string | null;
   /** Standard Webhooks secret ("whsec_…"); null rejects every webhook delivery. */
   webhookSecret: string | null;
@@ -44,6 +44,9 @@ export const CONFIG_HELP = Object.values(OPTIONS)
 
 export class ConfigError extends Error {}
 
+/** HS256 keys shorter than the hash output (32 bytes) make tokens guessable offline. */
+export const MIN_JWT_SECRET_BYTES = 32;
+
 function flagValue(argv: string[], flag: string): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === flag) return argv[i + 1];
@@ -65,6 +68,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
   const limits = (get("limits") ?? "on").toLowerCase();
   if (!["on", "off"].includes(limits)) throw new ConfigError(`QUARRY_LIMITS must be "on" or "off", got "${limits}"`);
+  const jwtSecret = get("jwtSecret") ?? null;
+  if (jwtSecret !== null && Buffer.byteLength(jwtSecret) < MIN_JWT_SECRET_BYTES) {
+    throw new ConfigError(
+      `QUARRY_JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes, got ${Buffer.byteLength(jwtSecret)} (generate one with: openssl rand -base64 48), or leave it unset to use a generated one kept in the data directory`,
+    );
+  }
   const trustProxy = (get("trustProxy") ?? "off").toLowerCase();
   if (!["on", "off"].includes(trustProxy)) throw new ConfigError(`QUARRY_TRUST_PROXY must be "on" or "off", got "${trustProxy}"`);
   const webhookSecret = get("webhookSecret") ?? null;
@@ -77,7 +86,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port,
     host: get("host") ?? "0.0.0.0",
     dataDir: resolve(get("dataDir") ?? "./data"),
-    jwtSecret: get("jwtSecret") ?? null,
+    jwtSecret,
     webhookSecret,
     modelsDir: resolve(get("modelsDir") ?? "./models"),
     embedModel: get("embedModel") ?? "use-lite",

@@ -1,11 +1,12 @@
 // Starts Quarry: opens the database, loads the models, starts the background work and the HTTP server.
 import { join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync } from "node:fs";
 import type { Config } from "./config.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { openDatabase, closeDatabase } from "./store/db.ts";
 import { ensureVectorTable } from "./store/vectors.ts";
 import { FileStore } from "./store/files.ts";
+import { sweepFileStore } from "./store/file-sweep.ts";
 import { AccountService } from "./accounts/service.ts";
 import { JwtIssuer } from "./accounts/jwt.ts";
 import { resolveJwtSecret } from "./accounts/jwt-secret.ts";
@@ -38,9 +39,13 @@ export interface StartOptions {
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  // Whatever Quarry creates from here on (database, uploads, secrets) is readable by its user only.
+  process.umask(0o077);
   mkdirSync(config.dataDir, { recursive: true });
+  chmodSync(config.dataDir, 0o700);
   const databasePath = join(config.dataDir, "quarry.db");
   const db = openDatabase(databasePath);
+  sweepFileStore(db, config.dataDir);
   const clock = options.clock ?? systemClock;
   const models = await loadModels({
     modelsDir: config.modelsDir,

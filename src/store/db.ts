@@ -1,6 +1,7 @@
-// Opens the single SQLite file: WAL, foreign keys, busy timeout, sqlite-vec loaded, migrations applied.
+// Opens the single SQLite file: private to Quarry's user, WAL, foreign keys, busy timeout, sqlite-vec
+// loaded, migrations applied.
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { loadVectorExtension } from "./vector-extension.ts";
 import { migrate } from "./migrate.ts";
@@ -8,8 +9,10 @@ import { migrate } from "./migrate.ts";
 export type Db = Database;
 
 export function openDatabase(path: string, options: { migrate?: boolean } = {}): Db {
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = new Database(path, { create: true, strict: true });
+  // Before WAL mode: SQLite creates the -wal and -shm files with the database file's mode.
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");

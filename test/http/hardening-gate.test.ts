@@ -40,7 +40,7 @@ function partialRequest(port: number, path: string, headers: Record<string, stri
       return true;
     };
     socket.on("data", (chunk) => {
-      received = Buffer.concat([received, chunk]);
+      received = Buffer.concat([received, chunk as Buffer]);
       finish();
     });
     socket.on("error", reject);
@@ -55,7 +55,8 @@ const post = (path: string, headers: Record<string, string>, length = FIFTY_MB) 
 
 describe("a /v1 body is read only after the credential and the rate limit", () => {
   test("no or an invalid credential: 401 at once, without waiting for the 50 MB body", async () => {
-    for (const headers of [{}, { authorization: "Bearer qk_not-a-key" }, { authorization: "Bearer not.a.jwt" }]) {
+    const credentials: Record<string, string>[] = [{}, { authorization: "Bearer qk_not-a-key" }, { authorization: "Bearer not.a.jwt" }];
+    for (const headers of credentials) {
       const res = await post("/v1/knowledge-bases", headers);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: { code: "AUTHENTICATION_ERROR", message: "Invalid or missing API key" } });
