@@ -6,10 +6,17 @@ import { METADATA_LIMITS, metadataIssues } from "../store/metadata-limits.ts";
 
 export const Metadata = z.record(z.string(), z.unknown()).describe("Free-form JSON object");
 
-/** Metadata as a request sends it: a JSON object within METADATA_LIMITS (each problem an issue with its path). */
-export const MetadataInput = Metadata.superRefine((metadata, ctx) => {
-  for (const issue of metadataIssues(metadata)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
-}).describe(
+/**
+ * Metadata as a request sends it: a JSON object within METADATA_LIMITS, each problem an issue with its path.
+ * The limits are checked on the value as sent, before zod copies it key by key (100,000 keys take zod ~0.7 s).
+ */
+export const MetadataInput = z
+  .unknown()
+  .superRefine((metadata, ctx) => {
+    for (const issue of metadataIssues(metadata)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+  })
+  .pipe(Metadata)
+  .describe(
   `Free-form JSON object: at most ${METADATA_LIMITS.bytes} bytes as JSON, ${METADATA_LIMITS.keys} keys per object, ` +
     `keys of at most ${METADATA_LIMITS.keyLength} characters, objects and arrays nested at most ${METADATA_LIMITS.depth} levels`,
 );

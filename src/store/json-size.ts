@@ -15,12 +15,14 @@ export function jsonByteSize(value: unknown, bound: number): number {
       size += 2 + Math.max(0, item.length - 1); // brackets and commas
       if (size <= bound) for (const child of item) pending.push(child);
     } else if (item !== null && typeof item === "object") {
-      const entries = Object.entries(item);
-      size += 2 + Math.max(0, entries.length - 1); // braces and commas
-      for (const [key, child] of entries) {
+      size += 2; // the braces; each key after the first adds a comma
+      let first = true;
+      for (const key in item) {
         if (size > bound) break;
-        size += Buffer.byteLength(JSON.stringify(key)) + 1; // the key and its colon
-        pending.push(child);
+        if (!Object.hasOwn(item, key)) continue;
+        size += Buffer.byteLength(JSON.stringify(key)) + (first ? 1 : 2); // the key, its colon and a comma
+        first = false;
+        pending.push((item as Record<string, unknown>)[key]);
       }
     } else {
       size += Buffer.byteLength(JSON.stringify(item) ?? "null");
