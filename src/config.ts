@@ -18,6 +18,8 @@ export interface Config {
   workers: number;
   /** false (QUARRY_LIMITS=off): no plan allowance, count or rate limit is enforced; usage is still metered. */
   limitsEnabled: boolean;
+  /** Resident memory, in MiB, a document's parser process may use before it is stopped and the document fails. */
+  parseMemoryMb: number;
   /** QUARRY_TRUST_PROXY=on: behind a reverse proxy, the client IP is the last X-Forwarded-For entry. */
   trustProxy: boolean;
 }
@@ -35,6 +37,7 @@ const OPTIONS = {
   rerankTimeoutMs: { env: "QUARRY_RERANK_TIMEOUT_MS", flag: "--rerank-timeout-ms" },
   workers: { env: "QUARRY_WORKERS", flag: "--workers" },
   limits: { env: "QUARRY_LIMITS", flag: "--limits" },
+  parseMemoryMb: { env: "QUARRY_PARSE_MEMORY_MB", flag: "--parse-memory-mb" },
   trustProxy: { env: "QUARRY_TRUST_PROXY", flag: "--trust-proxy" },
 } as const;
 
@@ -94,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rerankTimeoutMs: positiveInt("QUARRY_RERANK_TIMEOUT_MS", get("rerankTimeoutMs") ?? "2000"),
     workers: positiveInt("QUARRY_WORKERS", get("workers") ?? String(cpuCount())),
     limitsEnabled: limits === "on",
+    parseMemoryMb: positiveInt("QUARRY_PARSE_MEMORY_MB", get("parseMemoryMb") ?? "1024"),
     trustProxy: trustProxy === "on",
   };
 }

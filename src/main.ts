@@ -4,6 +4,7 @@ import { loadConfig, ConfigError, CONFIG_HELP, type Config } from "./config.ts";
 import { reindex } from "./cli/reindex.ts";
 import { accountsCommand, CliError } from "./cli/accounts.ts";
 import { prepareRuntime } from "./runtime/index.ts";
+import { PARSE_CHILD_COMMAND } from "./ingest/parse-protocol.ts";
 import pkg from "../package.json" with { type: "json" };
 
 const VERSION = pkg.version;
@@ -66,6 +67,11 @@ async function main(argv: string[]): Promise<void> {
     case "version":
     case "--version":
       console.log(VERSION);
+      return;
+    // Hidden: an ingestion worker's parser process (src/ingest/parse-child.ts). It inherits the worker's
+    // environment, which already points at the unpacked runtime of a compiled binary.
+    case PARSE_CHILD_COMMAND:
+      (await import("./ingest/parse-child.ts")).runParseChild();
       return;
     default:
       console.error(`Unknown command "${command}".\n\n${USAGE}`);

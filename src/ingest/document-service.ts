@@ -33,8 +33,8 @@ export interface DocumentServiceDeps {
   files: FileStore;
   clock: Clock;
   limitsEnabled: boolean;
-  /** Called after a document was queued (wakes the workers). */
-  queued(): void;
+  /** Called after a document was queued or deleted: wakes the workers, which cancel a deleted document's job. */
+  queueChanged(): void;
 }
 
 export interface UploadInput {
@@ -122,12 +122,13 @@ export class DocumentService {
     });
   }
 
-  /** Removes the document, its chunks, vectors and keyword rows, and its stored file. */
+  /** Removes the document, its chunks, vectors and keyword rows, its job (cancelled if running), and its stored file. */
   remove(account: AccountRow, kbId: string, id: string): void {
     writeTx(this.deps.db, () => {
       this.get(account, kbId, id);
       deleteDocumentRow(this.deps.db, id);
     });
+    this.deps.queueChanged();
     this.deps.files.removeDocument(kbId, id);
   }
 
@@ -155,7 +156,7 @@ export class DocumentService {
   /** The document as accepted (pending), read before a worker can pick it up; then the workers are woken. */
   private queued(kbId: string, id: string): Document {
     const document = getDocument(this.deps.db, kbId, id);
-    this.deps.queued();
+    this.deps.queueChanged();
     return document;
   }
 

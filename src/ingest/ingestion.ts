@@ -1,13 +1,14 @@
 // Runs the ingestion queue: on start, every document left unfinished by a stop or crash is queued again
-// from the beginning; then a pool of workers takes jobs first in, first out. Lives on the HTTP thread,
-// where it only does small database writes; all heavy work happens in the workers.
+// from the beginning; then a pool of workers takes jobs, taking turns between accounts (queue.ts). A
+// document deleted while processed has its job cancelled. Lives on the HTTP thread, where it only does
+// small database reads and writes; all heavy work happens in the workers and their parser processes.
 import { cpuCount } from "../cpu-count.ts";
 import type { Config } from "../config.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../store/db.ts";
 import { writeTx } from "../store/db.ts";
 import { resetToPending, unfinishedDocumentIds } from "../store/documents.ts";
-import { MAX_ATTEMPTS, attemptsOf, claimNext, hasQueuedJob, requeue, requeueAll } from "./queue.ts";
+import { MAX_ATTEMPTS, attemptsOf, claimNext, existingJobs, hasQueuedJob, requeue, requeueAll } from "./queue.ts";
 import { failDocument } from "./indexer.ts";
 import { WorkerPool, type JobSource } from "./pool.ts";
 import type { PipelineReport } from "./pipeline.ts";
@@ -47,7 +48,10 @@ export class Ingestion implements JobSource<PipelineReport> {
     this.pool.start();
   }
 
-  /** Call after queuing a document so an idle worker picks it up at once. */
+  /**
+   * Call after queuing a document so an idle worker picks it up at once, and after deleting documents so
+   * their running jobs are cancelled at once (otherwise both happen at the workers' next poll, within a second).
+   */
   wake(): void {
     this.pool?.wake();
   }
@@ -69,6 +73,11 @@ export class Ingestion implements JobSource<PipelineReport> {
     const documentId = writeTx(db, () => claimNext(db, clock.now()));
     if (!documentId) return null;
     return { id: documentId, payload: { clockOffsetMs: clock.now().getTime() - Date.now() } };
+  }
+
+  withdrawn(ids: string[]): string[] {
+    const existing = existingJobs(this.options.db, ids);
+    return ids.filter((id) => !existing.has(id));
   }
 
   finished(_id: string, report: PipelineReport): void {

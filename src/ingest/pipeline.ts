@@ -1,7 +1,7 @@
-// One document through the pipeline, inside an ingestion worker: parse → chunk → embed → index, moving
-// the status along (pending → parsing → chunking → embedding → ready) or to failed with a message the
-// user can act on. Every step is a guarded transition, so a document deleted meanwhile is simply dropped.
-import { readFileSync } from "node:fs";
+// One document through the pipeline, inside an ingestion worker: parse (in the worker's parser process)
+// → chunk → embed → index, moving the status along (pending → parsing → chunking → embedding → ready) or
+// to failed with a message the user can act on. Every step is a guarded transition, so a document deleted
+// meanwhile is simply dropped (at once, when the worker is told: see Cancelled).
 import { join } from "node:path";
 import type { Db } from "../store/db.ts";
 import type { Clock } from "../clock.ts";
@@ -9,7 +9,7 @@ import type { Embedder } from "../models/types.ts";
 import { QuarryError } from "../errors.ts";
 import { findDocumentRow, transitionStatus, type DocumentStatus } from "../store/documents.ts";
 import type { NewChunk } from "../store/chunks.ts";
-import { assertPageLimit, ParseError, parseDocument } from "./parsers/index.ts";
+import { assertPageLimit, ParseError, type ParsedDocument } from "./parsers/index.ts";
 import { chunkDocument } from "./chunker.ts";
 import { assertDocumentPagesFit, completeDocument, failDocument } from "./indexer.ts";
 
@@ -24,8 +24,13 @@ export interface PipelineDeps {
   embedder: Embedder;
   clock: Clock;
   limitsEnabled: boolean;
-  /** True once the worker is asked to stop; checked between steps and embedding batches. */
-  stopRequested(): boolean;
+  /**
+   * Aborted with an Interrupted when the worker is stopping, or a Cancelled when the document was deleted;
+   * checked between steps and embedding batches, and it stops a parse at once.
+   */
+  signal: AbortSignal;
+  /** Parses the stored file (at an absolute path) out of process; see parse-process.ts. */
+  parse(path: string, fileType: string, fileName: string, signal: AbortSignal): Promise<ParsedDocument>;
   /** Vectors for a batch from an idle worker, or null when none is free. */
   embedElsewhere(texts: string[]): Promise<Float32Array[] | null>;
 }
@@ -33,7 +38,8 @@ export interface PipelineDeps {
 /** Milliseconds per step, and the amounts processed; reported to whoever watches the queue (benchmarks). */
 export interface PipelineReport {
   documentId: string;
-  outcome: "ready" | "failed" | "dropped";
+  /** dropped: deleted while processing, noticed at a step; cancelled: its processing was stopped the moment it was deleted. */
+  outcome: "ready" | "failed" | "dropped" | "cancelled";
   errorDetail?: string;
   pages: number | null;
   chunks: number;
@@ -45,13 +51,16 @@ export class Interrupted extends Error {
   override name = "Interrupted";
 }
 
+/** The document was deleted while it was processed: its work is abandoned. */
+export class Cancelled extends Error {
+  override name = "Cancelled";
+}
+
 class Dropped extends Error {}
 
 export async function processDocument(deps: PipelineDeps, documentId: string): Promise<PipelineReport> {
   const report: PipelineReport = { documentId, outcome: "dropped", pages: null, chunks: 0, ms: { parse: 0, chunk: 0, embed: 0, index: 0 } };
-  const checkpoint = () => {
-    if (deps.stopRequested()) throw new Interrupted("The ingestion worker is stopping");
-  };
+  const checkpoint = () => deps.signal.throwIfAborted();
   const advance = (from: DocumentStatus, to: DocumentStatus, pageCount?: number | null) => {
     checkpoint();
     if (!transitionStatus(deps.db, documentId, from, to, deps.clock.now(), { pageCount })) throw new Dropped();
@@ -69,7 +78,8 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     const document = findDocumentRow(deps.db, documentId);
     if (!document?.storage_path) return report;
     advance("pending", "parsing");
-    const parsed = await timed("parse", () => parseDocument(document.file_type, readStored(deps.dataDir, document.storage_path!), document.name));
+    const path = join(deps.dataDir, document.storage_path);
+    const parsed = await timed("parse", () => deps.parse(path, document.file_type, document.name, deps.signal));
     if (parsed.pageCount !== null) assertPageLimit(parsed.pageCount);
     assertDocumentPagesFit(deps.db, documentId, parsed.pageCount, deps.clock.now(), deps.limitsEnabled);
     report.pages = parsed.pageCount;
@@ -91,6 +101,7 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     return { ...report, outcome: "ready", chunks: chunks.length };
   } catch (error) {
     if (error instanceof Dropped) return report;
+    if (error instanceof Cancelled) return { ...report, outcome: "cancelled" };
     if (error instanceof Interrupted) throw error;
     const detail = failureMessage(error);
     // A document deleted meanwhile (its file gone mid-read, say) is dropped without a word.
@@ -119,12 +130,6 @@ async function embedPassages(deps: PipelineDeps, texts: string[], checkpoint: ()
     vectors.push(...own, ...((await shared) ?? (await embedHere(theirs))));
   }
   return vectors;
-}
-
-/** The stored file as a plain Uint8Array (pdf.js refuses Node Buffers). */
-function readStored(dataDir: string, storagePath: string): Uint8Array {
-  const buffer = readFileSync(join(dataDir, storagePath));
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
 /** What the user reads in error_detail: parser and limit messages as they are, anything else prefixed. */

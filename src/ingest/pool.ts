@@ -5,6 +5,8 @@
 // "ready"; then "job" → "done" as often as needed; "stop" asks the worker to finish or abandon its job
 // at the next checkpoint and exit. A busy worker may "delegate" a task; the pool gives it to an idle
 // worker (queued jobs come first) and relays the result, or answers null at once when none is free.
+// A job whose document is withdrawn while it runs gets "cancel"; the worker drops it and answers "done".
+// Each worker runs a parser process (parse-process.ts), killed along with the worker when that is terminated.
 import type { FromWorker, ToWorker } from "./worker-protocol.ts";
 import { SHARE_ENV } from "node:worker_threads";
 
@@ -16,6 +18,8 @@ export interface JobSource<Result> {
   crashed(id: string, reason: string, retry: boolean): void;
   /** The pool stopped before the job finished; it should run again after a restart. */
   abandoned(id: string): void;
+  /** Of these running jobs, those no longer wanted (their document was deleted); checked at every dispatch. */
+  withdrawn?(ids: string[]): string[];
 }
 
 export interface PoolOptions<Result> {
@@ -39,6 +43,8 @@ interface Slot {
   task: { from: Slot; requestId: number } | null;
   /** Being terminated: gets nothing more while its close event is on the way. */
   retired: boolean;
+  /** The worker's parser process, if it started one. */
+  parserPid: number | null;
   timer?: Timer;
   exited: Promise<void>;
 }
@@ -88,7 +94,7 @@ export class WorkerPool<Result> {
     await Promise.race([Promise.all(slots.map((s) => s.exited)), grace]);
     for (const slot of this.slots) {
       this.release(slot, (id) => this.options.source.abandoned(id));
-      slot.worker.terminate();
+      this.terminate(slot);
     }
     this.slots.clear();
   }
@@ -98,7 +104,15 @@ export class WorkerPool<Result> {
     // loaders need what src/runtime set since (QUARRY_RUNTIME_DIR).
     const worker = new Worker(this.options.workerUrl, { env: SHARE_ENV });
     let markExited!: () => void;
-    const slot: Slot = { worker, ready: false, job: null, task: null, retired: false, exited: new Promise((resolve) => (markExited = resolve)) };
+    const slot: Slot = {
+      worker,
+      ready: false,
+      job: null,
+      task: null,
+      retired: false,
+      parserPid: null,
+      exited: new Promise((resolve) => (markExited = resolve)),
+    };
     this.slots.add(slot);
     worker.addEventListener("message", (event: MessageEvent<FromWorker<Result>>) => this.onMessage(slot, event.data));
     worker.addEventListener("error", (event) => {
@@ -135,6 +149,9 @@ export class WorkerPool<Result> {
         this.finishTask(slot, message.result);
         this.dispatch();
         return;
+      case "parser-started":
+        slot.parserPid = message.pid;
+        return;
     }
   }
 
@@ -161,6 +178,7 @@ export class WorkerPool<Result> {
   }
 
   private onExit(slot: Slot, code: number): void {
+    killParser(slot);
     if (!this.slots.delete(slot)) return;
     this.finishTask(slot, null);
     if (this.stopping) return;
@@ -184,6 +202,7 @@ export class WorkerPool<Result> {
 
   private dispatch(): void {
     if (this.stopping) return;
+    this.cancelWithdrawn();
     for (const slot of this.slots) {
       if (!this.isIdle(slot)) continue;
       const job = this.options.source.claim();
@@ -201,10 +220,33 @@ export class WorkerPool<Result> {
     this.log(`Ingestion job ${id} timed out; replacing its worker`);
     // The close event spawns the replacement (the slot has no job any more, so nothing is reported twice).
     slot.retired = true;
+    this.terminate(slot);
+  }
+
+  private cancelWithdrawn(): void {
+    const running = [...this.slots].filter((s) => s.job !== null);
+    if (running.length === 0 || !this.options.source.withdrawn) return;
+    const withdrawn = new Set(this.options.source.withdrawn(running.map((s) => s.job!)));
+    for (const slot of running) if (withdrawn.has(slot.job!)) this.send(slot, { type: "cancel", id: slot.job! });
+  }
+
+  /** A terminated worker cannot stop its parser process, so it is killed here. */
+  private terminate(slot: Slot): void {
     slot.worker.terminate();
+    killParser(slot);
   }
 
   private send(slot: Slot, message: ToWorker): void {
     slot.worker.postMessage(message);
   }
+}
+
+function killParser(slot: Slot): void {
+  if (slot.parserPid === null) return;
+  try {
+    process.kill(slot.parserPid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+  slot.parserPid = null;
 }

@@ -1,5 +1,7 @@
-// The durable ingestion queue (table ingest_jobs): one row per document still to be processed, claimed
-// first in, first out. Rows survive restarts; the row goes in the transaction that finishes the document.
+// The durable ingestion queue (table ingest_jobs): one row per document still to be processed. Accounts
+// take turns, so one account's long queue never delays another's upload behind it: the next job is
+// the oldest of the account with the fewest running jobs, then the one served longest ago (table
+// ingest_turns). Rows survive restarts; the row goes in the transaction that finishes the document.
 import type { Db } from "../store/db.ts";
 
 /** Claims per document before it is failed: a file that keeps killing its worker must not loop forever. */
@@ -19,16 +21,42 @@ export function hasQueuedJob(db: Db): boolean {
   return db.query("SELECT 1 FROM ingest_jobs WHERE state = 'queued' LIMIT 1").get() !== null;
 }
 
-/** Takes the oldest queued job, marks it running and counts the attempt; its document id, or null. Call inside a write transaction. */
+/** Takes the next job in turn, marks it running and counts the attempt; its document id, or null. Call inside a write transaction. */
 export function claimNext(db: Db, now: Date): string | null {
-  const row = db
-    .query<{ document_id: string }, [string]>(
-      `UPDATE ingest_jobs SET state = 'running', attempts = attempts + 1, started_at = ?
-       WHERE seq = (SELECT seq FROM ingest_jobs WHERE state = 'queued' ORDER BY seq LIMIT 1)
-       RETURNING document_id`,
+  const next = db
+    .query<{ seq: number; account_id: string }, []>(
+      `WITH running AS (
+         SELECT d.account_id, COUNT(*) AS n FROM ingest_jobs j JOIN documents d ON d.id = j.document_id
+         WHERE j.state = 'running' GROUP BY d.account_id
+       ), oldest AS (
+         SELECT d.account_id, MIN(j.seq) AS seq FROM ingest_jobs j JOIN documents d ON d.id = j.document_id
+         WHERE j.state = 'queued' GROUP BY d.account_id
+       )
+       SELECT o.seq, o.account_id FROM oldest o
+       LEFT JOIN running r ON r.account_id = o.account_id
+       LEFT JOIN ingest_turns t ON t.account_id = o.account_id
+       ORDER BY COALESCE(r.n, 0), COALESCE(t.turn, 0), o.seq
+       LIMIT 1`,
     )
-    .get(now.toISOString());
+    .get();
+  if (!next) return null;
+  db.query(
+    `INSERT INTO ingest_turns (account_id, turn) VALUES (?1, (SELECT COALESCE(MAX(turn), 0) + 1 FROM ingest_turns))
+     ON CONFLICT(account_id) DO UPDATE SET turn = excluded.turn`,
+  ).run(next.account_id);
+  const row = db
+    .query<{ document_id: string }, [string, number]>(
+      "UPDATE ingest_jobs SET state = 'running', attempts = attempts + 1, started_at = ? WHERE seq = ? RETURNING document_id",
+    )
+    .get(now.toISOString(), next.seq);
   return row?.document_id ?? null;
+}
+
+/** Which of these documents still have a job (queued or running); a deleted document's job went with it. */
+export function existingJobs(db: Db, documentIds: string[]): Set<string> {
+  const placeholders = documentIds.map(() => "?").join(", ");
+  const rows = db.query<{ document_id: string }, string[]>(`SELECT document_id FROM ingest_jobs WHERE document_id IN (${placeholders})`).all(...documentIds);
+  return new Set(rows.map((r) => r.document_id));
 }
 
 export function attemptsOf(db: Db, documentId: string): number | null {

@@ -10,6 +10,8 @@ export type ToWorker =
   | { type: "task"; task: unknown }
   /** The answer to this worker's "delegate": the task's result, or null when no worker was free (or it failed). */
   | { type: "delegated"; requestId: number; result: unknown }
+  /** The job's document was deleted: abandon it now and answer "done" (ignored when the job is already over). */
+  | { type: "cancel"; id: string }
   | { type: "stop" };
 
 export type FromWorker<Result> =
@@ -20,4 +22,6 @@ export type FromWorker<Result> =
   | { type: "interrupted" }
   | { type: "delegate"; requestId: number; task: unknown }
   /** null when the task failed. */
-  | { type: "task-done"; result: unknown };
+  | { type: "task-done"; result: unknown }
+  /** The worker started a parser process (parse-process.ts), which whoever terminates the worker must kill too. */
+  | { type: "parser-started"; pid: number };

@@ -1,13 +1,14 @@
 // Entry point of an ingestion worker thread: its own database connection and embedder, one document at
-// a time. Parsing, OCR, chunking, embedding and the index write all happen here, off the HTTP thread.
+// a time. Chunking, embedding and the index write happen here, off the HTTP thread; parsing and OCR of
+// the untrusted file happen in this worker's parser process (parse-process.ts), under a memory limit.
 import type { Config } from "../config.ts";
 import type { Clock } from "../clock.ts";
 import { openDatabase, type Db } from "../store/db.ts";
 import { loadModels } from "../models/load.ts";
 import { prepareRuntime } from "../runtime/index.ts";
 import type { Embedder } from "../models/types.ts";
-import { terminateOcr } from "./parsers/index.ts";
-import { Interrupted, processDocument } from "./pipeline.ts";
+import { Cancelled, Interrupted, processDocument } from "./pipeline.ts";
+import { ParseProcess } from "./parse-process.ts";
 import type { FromWorker, ToWorker } from "./worker-protocol.ts";
 
 declare const self: Worker;
@@ -24,9 +25,14 @@ export interface JobPayload {
   clockOffsetMs: number;
 }
 
+/** Longest a parse may take (a 500-page scan needs ~25 minutes of OCR on one core); under the job's limit. */
+const PARSE_TIMEOUT_MS = 45 * 60 * 1000;
+
 let settings: WorkerSettings;
 let resources: Promise<{ db: Db; embedder: Embedder }> | null = null;
-let busy = false;
+let parser: ParseProcess | null = null;
+/** The job being processed, with the controller that stops it (stop request or cancellation). */
+let current: { id: string; abort: AbortController } | null = null;
 let stopRequested = false;
 /** Embedding batches handed to other workers, by request id, waiting for their vectors. */
 const delegations = new Map<number, (vectors: Float32Array[] | null) => void>();
@@ -42,9 +48,15 @@ function offsetClock(offsetMs: number): Clock {
 
 async function init(message: { settings: unknown }): Promise<void> {
   settings = message.settings as WorkerSettings;
+  parser = new ParseProcess({
+    memoryMb: settings.config.parseMemoryMb,
+    timeoutMs: PARSE_TIMEOUT_MS,
+    started: (pid) => post({ type: "parser-started", pid }),
+  });
   resources = (async () => {
     const { config, databasePath, threads } = settings;
     await prepareRuntime(config.dataDir);
+    parser!.warm();
     const models = await loadModels({ modelsDir: config.modelsDir, embedModel: config.embedModel, rerankModel: null, threads });
     return { db: openDatabase(databasePath, { migrate: false }), embedder: models.embedder };
   })();
@@ -58,7 +70,8 @@ async function init(message: { settings: unknown }): Promise<void> {
 }
 
 async function runJob(id: string, payload: JobPayload): Promise<void> {
-  busy = true;
+  const abort = new AbortController();
+  current = { id, abort };
   try {
     const { db, embedder } = await resources!;
     const result = await processDocument(
@@ -68,7 +81,8 @@ async function runJob(id: string, payload: JobPayload): Promise<void> {
         dataDir: settings.config.dataDir,
         limitsEnabled: settings.config.limitsEnabled,
         clock: offsetClock(payload.clockOffsetMs),
-        stopRequested: () => stopRequested,
+        signal: abort.signal,
+        parse: (path, fileType, fileName, signal) => parser!.parse(path, fileType, fileName, signal),
         embedElsewhere,
       },
       id,
@@ -78,7 +92,7 @@ async function runJob(id: string, payload: JobPayload): Promise<void> {
     if (!(error instanceof Interrupted)) throw error; // the pool sees the crash and retries the job
     post({ type: "interrupted" });
   } finally {
-    busy = false;
+    current = null;
     if (stopRequested) await shutdown();
   }
 }
@@ -103,7 +117,7 @@ async function embedFor(texts: string[]): Promise<void> {
 
 async function shutdown(): Promise<void> {
   const opened = await resources?.catch(() => null);
-  await terminateOcr();
+  parser?.close();
   if (opened) {
     await opened.embedder.close();
     opened.db.close();
@@ -127,9 +141,13 @@ self.addEventListener("message", (event: MessageEvent<ToWorker>) => {
       delegations.get(message.requestId)?.(message.result as Float32Array[] | null);
       delegations.delete(message.requestId);
       return;
+    case "cancel":
+      if (current?.id === message.id) current.abort.abort(new Cancelled(`Document ${message.id} was deleted`));
+      return;
     case "stop":
       stopRequested = true;
-      if (!busy) void shutdown();
+      if (current) current.abort.abort(new Interrupted("The ingestion worker is stopping"));
+      else void shutdown();
       return;
   }
 });
