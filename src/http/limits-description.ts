@@ -4,6 +4,7 @@ import { PLANS, PLAN_NAMES, TRIAL_DAYS, type Plan } from "../billing/plans.ts";
 import { FILTER_LIMITS } from "../search/filters.ts";
 import { METADATA_LIMITS } from "../store/metadata-limits.ts";
 import { SUMMARY_LIMITS } from "./request-summary.ts";
+import { AUTH_RATE, MAX_TRACKED_CLIENTS, WEBHOOK_RATE } from "./request-gate.ts";
 
 function size(bytes: number): string {
   const gb = bytes / 1024 ** 3;
@@ -62,6 +63,15 @@ upgraded from 5 to 10 per second after 2 requests has 8 left). Buckets live in t
 \`RateLimit-Limit\` (the rate), \`RateLimit-Remaining\` (whole requests left in the bucket) and \`RateLimit-Reset\` (seconds
 until the bucket is full again); a refused request is 429 RATE_LIMIT_EXCEEDED "Rate limit exceeded" with \`Retry-After\`
 (whole seconds until a request will be accepted). A refused request takes no token.
+A /v1 request's body is read only after its credential (401) and the rate limit (429) have passed, so a refused upload
+is answered at once, without the server receiving its body; then the body is checked (400).
 
-**Self-hosting.** \`QUARRY_LIMITS=off\` turns off every allowance, count and rate limit (usage is still metered and shown);
+**Per-client rate limits.** /auth/* (signup, login and API key regeneration together) allows a burst of ${AUTH_RATE.burst} requests per client IP,
+refilled at ${AUTH_RATE.perSecond} per second; /webhooks/* a burst of ${WEBHOOK_RATE.burst}, refilled at ${WEBHOOK_RATE.perSecond} per second. Same token bucket, headers
+(\`RateLimit-Limit\` being the burst) and 429 RATE_LIMIT_EXCEEDED as above. The client is the connection's address (IPv6 clients by their /64);
+\`X-Forwarded-For\` is ignored unless \`QUARRY_TRUST_PROXY=on\` (behind a reverse proxy: then the client is its last entry, the one the proxy added).
+At most ${MAX_TRACKED_CLIENTS} clients are tracked, the least recently seen being forgotten first. Login answers an unknown email and a wrong password
+with the same 401 after the same password-hash work; signup reports an existing email (409 CONFLICT), as the API requires, at the same per-IP rate.
+
+**Self-hosting.** \`QUARRY_LIMITS=off\` turns off every allowance, count and per-account rate limit (usage is still metered and shown; the per-client limits stay);
 \`quarry accounts list\` and \`quarry accounts set-plan <account id or email> <plan>\` change plans without a payment provider.`;

@@ -1,4 +1,5 @@
-// /auth: signup, login (our addition), API key regeneration (JWT only).
+// /auth: signup, login (our addition), API key regeneration (JWT only). Rate-limited per client IP
+// (request-gate.ts), which also slows password guessing and probing for registered emails.
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { QuarryError } from "../../errors.ts";
@@ -37,10 +38,11 @@ export function authRoutes(ctx: AppContext) {
         response: { 201: dataOf(z.object({ token: z.string(), api_key: z.string(), account: Account })) },
         detail: {
           summary: "Create an account",
-          description: "Returns a dashboard JWT (valid 24 h) and the API key, which is shown only this once.",
+          description:
+            "Returns a dashboard JWT (valid 24 h) and the API key, which is shown only this once. /auth/* is rate-limited per client IP (429 RATE_LIMIT_EXCEEDED; see Per-client rate limits).",
           tags: ["Accounts"],
           security: [],
-          responses: errorResponses(400, 409, 500),
+          responses: errorResponses(400, 409, 429, 500),
         },
       },
     )
@@ -49,10 +51,11 @@ export function authRoutes(ctx: AppContext) {
       response: { 200: dataOf(z.object({ token: z.string(), account: Account })) },
       detail: {
         summary: "Log in to an existing account",
-        description: "Returns a new dashboard JWT (valid 24 h). Wrong email and wrong password give the same 401.",
+        description:
+          "Returns a new dashboard JWT (valid 24 h). Wrong email and wrong password give the same 401, after the same password-hash work. Rate-limited per client IP with the other /auth routes.",
         tags: ["Accounts"],
         security: [],
-        responses: errorResponses(400, 401, 500),
+        responses: errorResponses(400, 401, 429, 500),
       },
     })
     .post(
@@ -70,7 +73,7 @@ export function authRoutes(ctx: AppContext) {
           description:
             "Requires the dashboard JWT from signup or login (Authorization: Bearer <token>); no body. An API key, or a missing or invalid token, is 401 AUTHENTICATION_ERROR \"Invalid or missing API key\". The previous key stops working at once; the new one is shown only once.",
           tags: ["Accounts"],
-          responses: errorResponses(401, 500),
+          responses: errorResponses(401, 429, 500),
         },
       },
     );

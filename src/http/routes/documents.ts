@@ -23,7 +23,10 @@ export const DocumentSchema = z.object({
   status: z.enum(DOCUMENT_STATUSES),
   error_detail: z.string().nullable(),
   metadata: Metadata,
-  storage_path: z.string().nullable().describe("Relative to the data directory"),
+  storage_path: z
+    .string()
+    .nullable()
+    .describe("Relative to the data directory; its file name is the document's name made filesystem-safe and cut to 200 UTF-8 bytes (extension kept)"),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -51,6 +51,7 @@ const DESCRIPTION = [
   "The account is found by data.metadata.account_id, else data.customer_email, else a data.customer_id seen before.",
   "Unknown events, unknown products and events for no known account are acknowledged and recorded without effect.",
   "A correctly signed body that is not a JSON object with an event field is 400 VALIDATION_ERROR.",
+  "Rate-limited per client IP (429 RATE_LIMIT_EXCEEDED; see Per-client rate limits).",
 ].join(" ");
 
 export function webhookRoutes(ctx: AppContext) {
@@ -99,7 +100,7 @@ export function webhookRoutes(ctx: AppContext) {
           required: true,
           schema: { type: "string" as const },
         })),
-        responses: errorResponses(400, 401, 500),
+        responses: errorResponses(400, 401, 429, 500),
       },
     },
   );
