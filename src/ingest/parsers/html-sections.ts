@@ -30,12 +30,19 @@ export function htmlToSections(html: string): ParsedSection[] {
   let preDepth = 0;
   let capture: string | null = null; // text of the <title> or heading being read
   let line = "";
+  // Whether `line` has any visible text yet, kept as text arrives: testing the whole line again at
+  // every table cell made a row of many cells quadratic.
+  let lineHasText = false;
   let lines: string[] = [];
 
+  const addToLine = (text: string) => {
+    line += text;
+    lineHasText ||= cleanLine(text) !== "";
+  };
   const endLine = () => {
-    const text = cleanLine(line);
-    if (text !== "") lines.push(text);
+    if (lineHasText) lines.push(cleanLine(line));
     line = "";
+    lineHasText = false;
   };
   const endParagraph = () => {
     endLine();
@@ -56,7 +63,7 @@ export function htmlToSections(html: string): ParsedSection[] {
           capture = "";
         } else if (BLOCKS.has(name)) endParagraph();
         else if (LINES.has(name)) endLine();
-        else if (CELLS.has(name) && cleanLine(line) !== "") line += " | ";
+        else if (CELLS.has(name) && lineHasText) line += " | ";
         if (name === "pre") preDepth++;
       },
       ontext(text) {
@@ -64,12 +71,12 @@ export function htmlToSections(html: string): ParsedSection[] {
         if (capture !== null) capture += text;
         else if (preDepth > 0) {
           const [first = "", ...rest] = text.split("\n");
-          line += first;
+          addToLine(first);
           for (const next of rest) {
             endLine();
-            line = next;
+            addToLine(next);
           }
-        } else line += text;
+        } else addToLine(text);
       },
       onclosetag(name) {
         if (skipDepth > 0) {

@@ -5,15 +5,20 @@ import type { ParsedDocument } from "./types.ts";
 
 // A light Markdown reader: enough structure for retrieval (headings, paragraphs, list and table
 // lines, code text), with inline syntax stripped. Not a CommonMark renderer.
+//
+// Every pattern here runs in time linear in the line length: a span's content cannot contain its
+// own opening delimiter, so a failed match attempt stops at the next opener instead of scanning to
+// the end of the line again for each one (that made an 80,000-character line take seconds), and
+// no two adjacent quantifiers can split the same run of characters between them.
 
-const ATX_HEADING = /^ {0,3}(#{1,6})(?:\s+(.*?))?(?:\s+#+)?\s*$/;
+const ATX_HEADING = /^ {0,3}(#{1,6})(?:\s+(.*))?$/;
 const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)\s*$/;
 const THEMATIC_BREAK = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const LIST_ITEM = /^\s*(?:[-*+]|\d{1,9}[.)])\s+(.*)$/;
-const TABLE_SEPARATOR = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+const TABLE_SEPARATOR = /^\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)*(?:\|\s*)?$/;
 const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S+/;
-const BLOCKQUOTE = /^ {0,3}>\s?/;
+const BLOCKQUOTE_MARKERS = /^(?: {0,3}>\s?)+/;
 
 export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
   const lines = decodeText(data).replace(/\r\n?/g, "\n").split("\n");
@@ -33,8 +38,7 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
   };
 
   for (let i = skipFrontMatter(lines); i < lines.length; i++) {
-    let line = lines[i]!;
-    while (BLOCKQUOTE.test(line)) line = line.replace(BLOCKQUOTE, "");
+    const line = lines[i]!.replace(BLOCKQUOTE_MARKERS, "");
 
     const fence = FENCE.exec(line);
     if (fence) {
@@ -52,7 +56,7 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
     const atx = ATX_HEADING.exec(line);
     if (atx) {
       flush();
-      collector.setHeading(stripInline(atx[2] ?? ""));
+      collector.setHeading(stripInline(withoutClosingHashes(atx[2] ?? "")));
       continue;
     }
     if (kind === "prose" && SETEXT_UNDERLINE.test(line)) {
@@ -88,6 +92,15 @@ function skipFrontMatter(lines: string[]): number {
   return end === -1 ? 0 : end + 1;
 }
 
+/** "Title ##" → "Title": an ATX heading's optional closing run of #, which must follow whitespace. */
+function withoutClosingHashes(text: string): string {
+  const trimmed = text.trimEnd();
+  let end = trimmed.length;
+  while (end > 0 && trimmed[end - 1] === "#") end--;
+  if (end === trimmed.length) return trimmed;
+  return end === 0 || /\s/.test(trimmed[end - 1]!) ? trimmed.slice(0, end).trimEnd() : trimmed;
+}
+
 function tableRow(line: string): string {
   return line
     .trim()
@@ -101,13 +114,16 @@ function tableRow(line: string): string {
 function stripInline(text: string): string {
   return cleanLine(
     text
-      .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1") // images → alt text
-      .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1") // links → link text
-      .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1") // reference links
-      .replace(/<(https?:\/\/[^>\s]+)>/g, "$1") // autolinks
-      .replace(/<\/?[a-zA-Z][^>]*>/g, " ") // inline HTML tags
+      .replace(/!\[([^[\]]*)\]\([^()]*\)/g, "$1") // images → alt text
+      .replace(/\[([^[\]]*)\]\([^()]*\)/g, "$1") // links → link text
+      .replace(/\[([^[\]]+)\]\[[^[\]]*\]/g, "$1") // reference links
+      .replace(/<(https?:\/\/[^<>\s]+)>/g, "$1") // autolinks
+      .replace(/<\/?[a-zA-Z][^<>]*>/g, " ") // inline HTML tags
       .replace(/`+([^`]*)`+/g, "$1") // inline code keeps its text
-      .replace(/(\*\*|__|~~)(?=\S)(.+?)(?<=\S)\1/g, "$2")
-      .replace(/(^|[^\w*])[*_](?=\S)(.+?)(?<=\S)[*_](?![\w*])/g, "$1$2"),
+      .replace(/\*\*(?=\S)((?:[^*]|\*(?!\*))+?)(?<=\S)\*\*/g, "$1") // strong
+      .replace(/__(?=\S)((?:[^_]|_(?!_))+?)(?<=\S)__/g, "$1")
+      .replace(/~~(?=\S)((?:[^~]|~(?!~))+?)(?<=\S)~~/g, "$1") // strikethrough
+      .replace(/(^|[^\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?![\w*])/g, "$1$2") // emphasis
+      .replace(/(^|[^\w_])_(?=\S)([^_]+?)(?<=\S)_(?![\w_])/g, "$1$2"),
   );
 }
