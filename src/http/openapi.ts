@@ -23,6 +23,14 @@ needs its type prefix (kb_, doc_, req_; otherwise 400); a prefixed id that does 
 404 "<Resource> not found: <id>". On /v1 the order of checks is: credential (401), rate limit (429), then the body
 (400); only a declared body over the size limit is refused before the credential is read.
 
+**Processing.** Documents are processed in the background. Accounts take turns: the next document processed belongs to
+the account with the fewest documents in processing, then to the one served longest ago (first in, first out within an
+account), so one account's long queue does not hold back another's upload. Each file is parsed in its own process,
+limited to QUARRY_PARSE_MEMORY_MB of memory (default 1024) and 45 minutes; a file over either ends \`failed\` with
+error_detail "Parsing used more than <N> MB of memory and was stopped" or "Parsing took longer than 45 minutes and was
+stopped", and no other document is affected. Deleting a document, or its knowledge base, while it is processed stops its
+processing at once; nothing of it is indexed.
+
 **Pagination.** Lists return \`{data, meta:{cursor, has_more}}\`; pass \`cursor\` to get the next page. Default page size 20, maximum 100.
 
 **Request ids.** Every response carries \`X-Request-Id\`, the id of its entry in the request history.

@@ -1,8 +1,9 @@
 // Cosine nearest neighbours over one knowledge base's chunk vectors, held in memory in two compact forms:
-// 8-bit codes (one scale per vector; cosine within ~0.002 of the float value) and sign bits. Small
-// candidate sets are scored exactly on the codes; large ones are first narrowed by Hamming distance on the
-// bits (a 64-byte scan per chunk) to a generous shortlist that is then scored on the codes.
+// 8-bit codes (vector/int8-codes.ts) and sign bits. Small candidate sets are scored exactly on the codes;
+// large ones are first narrowed by Hamming distance on the bits (a 64-byte scan per chunk) to a generous
+// shortlist that is then scored on the codes.
 import { TopK, type Scored } from "./topk.ts";
+import { codeCosine, quantize } from "./vector/int8-codes.ts";
 
 /** Up to this many candidates, every candidate is scored on its 8-bit code. */
 const EXACT_LIMIT = 4096;
@@ -39,17 +40,10 @@ export class VectorIndex {
       this.present[slot] = 0;
       return;
     }
-    let max = 0;
-    for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i]));
-    const scale = max / 127 || 1;
-    const codeBase = slot * this.dimension;
     const bitBase = slot * this.words;
     this.bits.fill(0, bitBase, bitBase + this.words);
-    for (let i = 0; i < vector.length; i++) {
-      this.codes[codeBase + i] = Math.round(vector[i] / scale);
-      if (vector[i] > 0) this.bits[bitBase + (i >> 5)] |= 1 << (i & 31);
-    }
-    this.scales[slot] = scale;
+    for (let i = 0; i < vector.length; i++) if (vector[i] > 0) this.bits[bitBase + (i >> 5)] |= 1 << (i & 31);
+    this.scales[slot] = quantize(vector, this.codes, slot * this.dimension);
     this.present[slot] = 1;
   }
 
@@ -97,11 +91,7 @@ export class VectorIndex {
   }
 
   private cosine(query: Float32Array, slot: number): number {
-    const base = slot * this.dimension;
-    const codes = this.codes;
-    let dot = 0;
-    for (let i = 0; i < query.length; i++) dot += query[i] * codes[base + i];
-    return dot * this.scales[slot];
+    return codeCosine(query, this.codes, slot * this.dimension, this.scales[slot]);
   }
 
   /** The candidates with the smallest Hamming distance to the query's sign bits (ties at the edge kept). */

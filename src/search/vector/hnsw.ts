@@ -1,0 +1,27 @@
+// The HNSW graph of a vector segment (usearch): cosine over the segment's own 8-bit codes, which usearch
+// stores as they are (i8 → i8), so its distances see the same per-vector scaled codes the exact scans
+// score. (Handing it floats would quantize them as round(127 · x), a few levels for a 512-d unit vector.)
+import { Index, MetricKind, ScalarKind } from "usearch";
+
+/**
+ * Graph degree and build-time beam, chosen by measured recall@10 (scripts/bench/vector-segment.ts):
+ * connectivity 16 with expansion 128 keeps >= 0.95 on clustered data once searches over-fetch.
+ */
+export const CONNECTIVITY = 16;
+const EXPANSION_ADD = 128;
+/** The search beam; a search asking for more candidates than this widens it to their number. */
+export const EXPANSION_SEARCH = 64;
+
+export type Hnsw = Index;
+
+export function newHnsw(dimension: number): Hnsw {
+  return new Index({
+    dimensions: dimension,
+    metric: MetricKind.Cos,
+    quantization: ScalarKind.I8,
+    connectivity: CONNECTIVITY,
+    expansion_add: EXPANSION_ADD,
+    expansion_search: EXPANSION_SEARCH,
+    multi: false,
+  });
+}

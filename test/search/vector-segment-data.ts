@@ -1,0 +1,52 @@
+// Synthetic unit vectors for the vector segment's tests and benchmark: uniformly random ones (the worst
+// case for a graph index) or clustered ones (as sentence embeddings of a corpus are), from a seed.
+
+/** A deterministic uniform generator in [0, 1) (mulberry32). */
+export function uniform(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+function normalize(vector: Float32Array): Float32Array {
+  let norm = 0;
+  for (const x of vector) norm += x * x;
+  norm = Math.sqrt(norm);
+  for (let i = 0; i < vector.length; i++) vector[i] /= norm;
+  return vector;
+}
+
+/**
+ * `count` unit vectors. With `clusters`, each is a random cluster centre plus noise of about the centre's
+ * length (neighbours then have cosine ~0.5, as embeddings of related passages do); without, uniform.
+ */
+export function unitVectors(count: number, dimension: number, seed: number, clusters?: number): Float32Array[] {
+  const random = uniform(seed);
+  const centred = () => random() + random() + random() - 1.5;
+  const noise = clusters ? 1 / Math.sqrt(dimension) : 1;
+  const centres = Array.from({ length: clusters ?? 0 }, () => normalize(Float32Array.from({ length: dimension }, centred)));
+  return Array.from({ length: count }, () => {
+    const centre = clusters ? centres[Math.floor(random() * clusters)] : null;
+    return normalize(Float32Array.from({ length: dimension }, (_, i) => (centre ? centre[i] : 0) + noise * 2 * centred()));
+  });
+}
+
+/** Rowids of the exact top `k` by float cosine among `rowids[i]` ↔ `vectors[i]`, optionally only eligible ones. */
+export function exactTop(vectors: Float32Array[], rowids: number[], query: Float32Array, k: number, eligible?: Uint8Array): number[] {
+  const scored: { rowid: number; score: number }[] = [];
+  vectors.forEach((vector, i) => {
+    if (eligible && eligible[rowids[i]] !== 1) return;
+    let dot = 0;
+    for (let d = 0; d < vector.length; d++) dot += vector[d] * query[d];
+    scored.push({ rowid: rowids[i], score: dot });
+  });
+  return scored
+    .sort((a, b) => b.score - a.score)
+    .slice(0, k)
+    .map((hit) => hit.rowid);
+}
