@@ -11,21 +11,35 @@ export const MAX_BODY_BYTES = 51 * 1024 * 1024;
 /** Webhooks verify a signature over the exact bytes sent, so their routes read the raw body themselves. */
 export const RAW_BODY_PREFIX = "/api/webhooks/";
 
-function tooLarge(size: string): QuarryError {
-  return invalid(["body"], `is too large: ${size} bytes; the maximum is ${MAX_BODY_BYTES} bytes (50 MB per file)`);
+/**
+ * Routes that take no API key read their body before anyone is known, so they take only small ones:
+ * signup and login a few fields, the payment provider's events a few kilobytes.
+ */
+export const UNAUTHENTICATED_BODY_LIMITS: [prefix: string, maxBytes: number][] = [
+  ["/api/auth/", 64 * 1024],
+  [RAW_BODY_PREFIX, 256 * 1024],
+];
+
+export function maxBodyBytes(path: string): number {
+  return UNAUTHENTICATED_BODY_LIMITS.find(([prefix]) => path.startsWith(prefix))?.[1] ?? MAX_BODY_BYTES;
 }
 
-/** The body as text; one sent without a Content-Length (chunked) is cut off at MAX_BODY_BYTES. */
-async function readText(request: Request): Promise<string | QuarryError> {
+function tooLarge(size: string, max: number): QuarryError {
+  const perFile = max === MAX_BODY_BYTES ? " (50 MB per file)" : "";
+  return invalid(["body"], `is too large: ${size} bytes; the maximum is ${max} bytes${perFile}`);
+}
+
+/** The body as text; one sent without a Content-Length (chunked) is cut off at `max` bytes. */
+export async function readText(request: Request, max: number): Promise<string | QuarryError> {
   if (request.headers.has("content-length") || !request.body) return request.text(); // length checked in onRequest
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
     size += read.value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > max) {
       void reader.cancel();
-      return tooLarge(`more than ${MAX_BODY_BYTES}`);
+      return tooLarge(`more than ${max}`, max);
     }
     chunks.push(read.value);
   }
@@ -61,7 +75,8 @@ export const MULTIPART: [({ request }: { request: Request }) => undefined, "form
 export const bodyHandling = new Elysia({ name: "quarry-body" })
   .onRequest(({ request }) => {
     const length = Number(request.headers.get("content-length") ?? 0);
-    if (length > MAX_BODY_BYTES) throw tooLarge(String(length));
+    const max = maxBodyBytes(new URL(request.url).pathname);
+    if (length > max) throw tooLarge(String(length), max);
   })
   // Errors thrown while parsing would be reported by Elysia as a generic parse failure, so the precise
   // error is remembered here and thrown in onTransform, before the body is validated.
@@ -76,7 +91,7 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
       requestState(request).bodyError = error;
       return null;
     };
-    const text = await readText(request);
+    const text = await readText(request, maxBodyBytes(path));
     if (typeof text !== "string") return failure(text);
     if (text.length === 0) return null;
     if (!isJson(contentType)) return failure(unsupportedContentType(contentType));

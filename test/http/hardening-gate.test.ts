@@ -146,6 +146,27 @@ describe("per-IP rate limits on /auth and /webhooks", () => {
     nowMs += 60_000;
   });
 
+  test("/auth and /webhooks bodies are small: over 64 KB (auth) or 256 KB (webhooks) is 400 without being read", async () => {
+    nowMs += 60_000;
+    const signupHead = await partialRequest(server.server.port, "/api/auth/signup", { "content-type": "application/json" }, 100_000, '{"email":"');
+    expect(signupHead.status).toBe(400);
+    expect(signupHead.body.error.details.issues).toEqual([{ path: ["body"], message: "is too large: 100000 bytes; the maximum is 65536 bytes" }]);
+    const webhookHead = await partialRequest(server.server.port, "/api/webhooks/payments", { "content-type": "application/json" }, 300_000, '{"event":"');
+    expect(webhookHead.status).toBe(400);
+    // sent without a Content-Length (chunked): counted and cut off at the limit
+    const chunk = new TextEncoder().encode(`{"event":"${"x".repeat(300_000)}"}`);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const chunked = await fetch(`${server.url}/webhooks/payments`, { method: "POST", headers: { "content-type": "application/json" }, body: stream });
+    expect(chunked.status).toBe(400);
+    expect((await chunked.json()).error.details.issues[0].message).toBe("is too large: more than 262144 bytes; the maximum is 262144 bytes");
+    nowMs += 60_000;
+  });
+
   test("QUARRY_TRUST_PROXY=on: the client is the address the proxy appended to X-Forwarded-For", async () => {
     const proxied = await startTestServer({ rateLimitClock: () => 0, env: { QUARRY_TRUST_PROXY: "on" } });
     try {

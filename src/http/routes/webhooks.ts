@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { requestState } from "../request-state.ts";
+import { maxBodyBytes, readText } from "../body.ts";
 import { errorResponses } from "../schemas.ts";
 import { parseWith } from "../validation.ts";
 import { validationError } from "../../errors.ts";
@@ -86,7 +87,13 @@ export function webhookRoutes(ctx: AppContext) {
       return { received: true as const };
     },
     {
-      parse: ({ request }) => request.text(),
+      // A body over the limit is reported after the route is matched, like every unreadable body (body.ts).
+      parse: async ({ request, path }) => {
+        const raw = await readText(request, maxBodyBytes(path));
+        if (typeof raw === "string") return raw;
+        requestState(request).bodyError = raw;
+        return "";
+      },
       response: { 200: z.object({ received: z.literal(true) }) },
       detail: {
         summary: "Payment provider webhook (subscription events)",
