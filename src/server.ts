@@ -42,7 +42,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // Whatever Quarry creates from here on (database, uploads, secrets) is readable by its user only.
   process.umask(0o077);
   mkdirSync(config.dataDir, { recursive: true });
-  chmodSync(config.dataDir, 0o700);
+  try {
+    chmodSync(config.dataDir, 0o700);
+  } catch (error) {
+    // a data dir owned by another user (a mounted volume): what Quarry creates in it is still private
+    console.warn(`quarry: could not make ${config.dataDir} private (0700): ${(error as Error).message}`);
+  }
   const databasePath = join(config.dataDir, "quarry.db");
   const db = openDatabase(databasePath);
   sweepFileStore(db, config.dataDir);
