@@ -1,7 +1,7 @@
 // The HNSW graph of a vector segment (usearch): cosine over the segment's own 8-bit codes, which usearch
 // stores as they are (i8 → i8), so its distances see the same per-vector scaled codes the exact scans
 // score. (Handing it floats would quantize them as round(127 · x), a few levels for a 512-d unit vector.)
-import { Index, MetricKind, ScalarKind } from "usearch";
+import type { Index } from "usearch";
 
 /**
  * Graph degree and build-time beam, chosen by measured recall@10 (scripts/bench/vector-segment.ts):
@@ -14,11 +14,16 @@ export const EXPANSION_SEARCH = 64;
 
 export type Hnsw = Index;
 
+let usearch: typeof import("usearch") | null = null;
+
 export function newHnsw(dimension: number): Hnsw {
-  return new Index({
+  // Required on first use, not imported: its native addon exists in a compiled binary only once
+  // prepareRuntime has unpacked it, which may be after this module is evaluated (scripts/build.ts).
+  usearch ??= require("usearch") as typeof import("usearch");
+  return new usearch.Index({
     dimensions: dimension,
-    metric: MetricKind.Cos,
-    quantization: ScalarKind.I8,
+    metric: usearch.MetricKind.Cos,
+    quantization: usearch.ScalarKind.I8,
     connectivity: CONNECTIVITY,
     expansion_add: EXPANSION_ADD,
     expansion_search: EXPANSION_SEARCH,
