@@ -22,7 +22,7 @@ export function isRateLimited(response: FuzzResponse): boolean {
   return response.status === 429 && (response.json as any)?.error?.code === "RATE_LIMIT_EXCEEDED";
 }
 
-/** Sends, waiting out RATE_LIMIT_EXCEEDED answers (Retry-After, else 1 s); returns the final answer and the waits. */
+/** Sends, waiting out RATE_LIMIT_EXCEEDED answers; returns the final answer and how many there were. */
 export async function sendPolitely(target: Target, request: FuzzRequest, authorization: string | undefined): Promise<{ response: FuzzResponse; rateLimited: number }> {
   const deadline = Date.now() + MAX_RATE_WAIT_MS;
   let rateLimited = 0;
@@ -30,8 +30,9 @@ export async function sendPolitely(target: Target, request: FuzzRequest, authori
     const response = await send(target.host, request, authorization, target.timeoutMs);
     if (!isRateLimited(response) || Date.now() > deadline) return { response, rateLimited };
     rateLimited++;
+    // Retry-After is whole seconds, rounded up: at 1 s it usually means "a fraction of a second"
     const seconds = Number(response.headers["retry-after"]);
-    await Bun.sleep(Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 60) * 1000 : 1000);
+    await Bun.sleep(Number.isFinite(seconds) && seconds > 1 ? Math.min(seconds, 60) * 1000 : 250);
   }
 }
 

@@ -24,7 +24,10 @@ export function envelopeProblem(body: unknown): string | null {
   return null;
 }
 
-export type ProblemKind = "5xx" | "no-response" | "bad-envelope" | "unexpected-status" | "accepted-invalid" | "unsafe-storage-path";
+export type ProblemKind = "header-limit" | "5xx" | "no-response" | "bad-envelope" | "unexpected-status" | "accepted-invalid" | "unsafe-storage-path";
+
+/** Kinds that are reported but are no failure. */
+export const NOTES: ProblemKind[] = ["header-limit"];
 
 export interface Problem {
   kind: ProblemKind;
@@ -39,7 +42,10 @@ export function judge(response: FuzzResponse, expect: Expectation): Problem[] {
     return problems;
   }
   if (status >= 500) problems.push({ kind: "5xx", detail: `status ${status}` });
-  if (status >= 400) {
+  if (status === 431 && response.text === "") {
+    // Bun's HTTP parser refuses oversized request headers itself, before any application code runs
+    problems.push({ kind: "header-limit", detail: "431 from the HTTP layer (no envelope possible)" });
+  } else if (status >= 400) {
     const problem = envelopeProblem(response.json);
     if (problem) problems.push({ kind: "bad-envelope", detail: `${status}: ${problem}` });
   } else if (status < 200 || status >= 300) {

@@ -115,8 +115,8 @@ function leftoverFiles(dataDir: string, livePaths: Set<string>): string[] {
 }
 
 export async function runFuzz(options: FuzzOptions): Promise<FuzzRun> {
-  const { log } = options;
   const started = Date.now();
+  const log = (line: string) => options.log(`${((Date.now() - started) / 1000).toFixed(1)}s ${line}`);
   log(`generating ${options.count} cases (seed ${options.seed}, bombs inflate to ${options.bombMegabytes} MB)…`);
   const cases = await generateCases(options.seed, options.count, options.bombMegabytes);
   const dataDir = mkdtempSync(join(tmpdir(), "quarry-fuzz-"));
@@ -147,6 +147,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzRun> {
     const ids = (): LiveIds => ({ kbId: attacker.kbId, docId: attacker.docId, otherKbId: other.kbId, otherDocId: other.docId });
     background = new BackgroundTenant(() => server.baseUrl, other.apiKey);
     background.start();
+    log("tenants ready; sending cases");
 
     const restartIfDown = async (caseId: number | null) => {
       if (server.alive && (await server.healthy(10_000))) return;

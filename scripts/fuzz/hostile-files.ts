@@ -197,7 +197,7 @@ export function pngDimensionBomb(width: number, height: number): Uint8Array {
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale, no interlace
-  const rows = deflateSync(Buffer.alloc((width + 1) * 4));
+  const rows = deflateSync(Buffer.alloc((Math.min(width, 100_000) + 1) * 4)); // far fewer rows than claimed
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk("IHDR", header), pngChunk("IDAT", rows), pngChunk("IEND", new Uint8Array(0))]);
 }
 

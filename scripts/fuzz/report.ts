@@ -1,6 +1,6 @@
 // Turns a run into the pass criteria, a readable table and one JSON summary line.
-import type { FuzzRun } from "./harness.ts";
-import type { ProblemKind } from "./evaluate.ts";
+import type { CaseResult, FuzzRun } from "./harness.ts";
+import { NOTES, type ProblemKind } from "./evaluate.ts";
 
 export interface Limits {
   rssBytes: number;
@@ -16,6 +16,10 @@ export interface Criterion {
 }
 
 const MB = 2 ** 20;
+
+export function isFailing(result: CaseResult): boolean {
+  return result.problems.some((p) => !NOTES.includes(p.kind));
+}
 
 function countProblems(run: FuzzRun, kind: ProblemKind): number {
   return run.results.filter((r) => r.problems.some((p) => p.kind === kind)).length;
@@ -53,7 +57,7 @@ export function renderTable(run: FuzzRun, limits: Limits = DEFAULT_LIMITS): stri
   for (const r of run.results) {
     const row = byCategory.get(r.category) ?? { cases: 0, failing: 0, fiveXx: 0, statuses: new Map() };
     row.cases++;
-    if (r.problems.length) row.failing++;
+    if (isFailing(r)) row.failing++;
     if (r.status >= 500) row.fiveXx++;
     row.statuses.set(r.status, (row.statuses.get(r.status) ?? 0) + 1);
     byCategory.set(r.category, row);
@@ -65,7 +69,7 @@ export function renderTable(run: FuzzRun, limits: Limits = DEFAULT_LIMITS): stri
   }
   lines.push("", `${pad("criterion", 48)}${pad("result", 6)}value`);
   for (const c of criteria(run, limits)) lines.push(`${pad(c.name, 48)}${pad(c.pass ? "PASS" : "FAIL", 6)}${c.value}`);
-  const failing = run.results.filter((r) => r.problems.length);
+  const failing = run.results.filter(isFailing);
   if (failing.length) {
     lines.push("", `failing cases (${failing.length}):`);
     for (const r of failing) {
@@ -73,6 +77,8 @@ export function renderTable(run: FuzzRun, limits: Limits = DEFAULT_LIMITS): stri
       lines.push(`    request:  ${r.request}`, `    response: ${r.response}`);
     }
   }
+  const noted = run.results.filter((r) => !isFailing(r) && r.problems.length);
+  if (noted.length) lines.push("", `noted, not failing: ${noted.map((r) => `#${r.id} ${r.name} (${r.problems.map((p) => p.detail).join("; ")})`).join(", ")}`);
   const stuck = run.documents.filter((d) => d.status.startsWith("stuck"));
   for (const d of stuck) lines.push(`stuck document ${d.doc.docId} from case #${d.doc.caseId} [${d.doc.category}] ${d.doc.caseName}: ${d.status} after ${d.seconds.toFixed(0)} s`);
   const slow = [...run.documents].sort((a, b) => b.seconds - a.seconds).slice(0, 5);
@@ -103,7 +109,8 @@ export function summaryLine(run: FuzzRun, limits: Limits = DEFAULT_LIMITS): stri
     bystander_ms: { p50: +run.background.p50.toFixed(1), p95: +run.background.p95.toFixed(1), max: +run.background.max.toFixed(1), count: run.background.count },
     documents: run.documents.length,
     stuck_documents: run.documents.filter((d) => d.status.startsWith("stuck")).length,
-    failing_cases: run.results.filter((r) => r.problems.length).map((r) => r.id),
+    failing_cases: run.results.filter(isFailing).map((r) => r.id),
+    header_limit_431: countProblems(run, "header-limit"),
     attacker_accounts: run.attackerAccounts,
     duration_s: Math.round(run.durationMs / 1000),
     pass: Object.fromEntries(list.map((c) => [c.name, c.pass])),
