@@ -2,7 +2,6 @@
 // exact scoring finds, and dropping chunks (compaction) leaves exactly the index a fresh build would give.
 import { expect, test } from "bun:test";
 import { VectorIndex } from "../../src/search/vector-index.ts";
-import { KeywordIndex } from "../../src/search/keyword-index.ts";
 
 function seededRandom(seed: number) {
   return () => {
@@ -58,27 +57,18 @@ test("an eligibility mask limits vector results to the marked slots", () => {
   for (const hit of hits) expect(hit.id % 100).toBe(0);
 });
 
-test("compaction gives the same vector and keyword results as building without the dropped chunks", () => {
-  const texts = Array.from({ length: 300 }, (_, i) => `chunk ${i} about ${["rivers", "mountains", "deserts"][i % 3]} and ${["rain", "snow"][i % 2]} number${i % 7}`);
+test("compaction gives the same vector results as building without the dropped chunks", () => {
   const vectors = clusteredVectors(300, 32, seededRandom(11));
   const dropped = (slot: number) => slot % 4 === 1;
-  const full = { keyword: new KeywordIndex(), vector: new VectorIndex(32) };
-  const fresh = { keyword: new KeywordIndex(), vector: new VectorIndex(32) };
+  const full = { vector: new VectorIndex(32) };
+  const fresh = { vector: new VectorIndex(32) };
   const remap = new Int32Array(300);
   let next = 0;
-  texts.forEach((text, slot) => {
-    full.keyword.add(slot, text);
-    full.vector.set(slot, vectors[slot]);
+  vectors.forEach((vector, slot) => {
+    full.vector.set(slot, vector);
     remap[slot] = dropped(slot) ? -1 : next++;
-    if (!dropped(slot)) {
-      fresh.keyword.add(remap[slot], text);
-      fresh.vector.set(remap[slot], vectors[slot]);
-    }
+    if (!dropped(slot)) fresh.vector.set(remap[slot], vector);
   });
-  full.keyword.compact(remap, next);
   full.vector.compact(remap, next);
-  for (const query of ["mountains snow", "rivers rain number3", "deserts"]) {
-    expect(full.keyword.search(query, null, 20)).toEqual(fresh.keyword.search(query, null, 20));
-  }
   expect(full.vector.search(vectors[0], null, 20)).toEqual(fresh.vector.search(vectors[0], null, 20));
 });

@@ -10,7 +10,7 @@ import { chargeSearchQuery } from "../../billing/usage.ts";
 import { SearchService, SEARCH_MODES, HYBRID_SIDE_DEPTH } from "../../search/search.ts";
 import { FILTER_LIMITS, filterIssues, OPERATORS, type MetadataFilter } from "../../search/filters.ts";
 import { KEYWORD_SCORE_MIDPOINT, RRF_K } from "../../search/scores.ts";
-import { BM25_B, BM25_K1 } from "../../search/keyword-index.ts";
+import { BM25_B, BM25_K1 } from "../../search/keyword/bm25.ts";
 import { RERANK_POOL_FACTOR, RERANK_POOL_MIN } from "../../search/rerank.ts";
 
 // z.unknown, not z.record: a record is rebuilt key by key, which silently drops an own "__proto__" key

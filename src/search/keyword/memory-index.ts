@@ -1,17 +1,13 @@
-// BM25 over one knowledge base's chunks, held in memory: term → posting list of (slot, term frequency).
-// Statistics (document count, average length, document frequency) are the knowledge base's own, so one
-// tenant's documents never shift another's scores. Scoring is term-at-a-time into an accumulator, which
+// BM25 over chunks held in memory, addressed by rowid: a knowledge base's keyword delta (the chunks that
+// became ready after its segment was built). Postings are term → (slot, term frequency) with dense slots
+// in insertion order. Statistics come from the caller, so the delta scores exactly like the segment it
+// complements (keyword/segment.ts). Removals are batched: slots are renumbered once, before the next
+// read, so dropping a large document costs one pass. Scoring is term-at-a-time into an accumulator, which
 // only touches chunks that contain a query term, so it is exact and needs no candidate cut-off.
-import { keywordTerms } from "./tokenize.ts";
-import { TopK, type Scored } from "./topk.ts";
-
-/**
- * BM25 term-frequency saturation and length normalization. One setting for every collection, picked on a
- * flat optimum of mean nDCG@10 over the five evaluation collections (bench:quality): 1.5/0.6 gave 0.467,
- * the textbook 1.2/0.75 0.462; chunks are short passages, for which less length normalization suits.
- */
-export const BM25_K1 = 1.5;
-export const BM25_B = 0.6;
+import { keywordTerms } from "../tokenize.ts";
+import { TopK } from "../topk.ts";
+import { lengthNorm, termWeight, type KeywordHit, type KeywordStats } from "./bm25.ts";
+import { MAX_TF } from "./segment-format.ts";
 
 class Postings {
   slots = new Int32Array(4);
@@ -28,56 +24,138 @@ class Postings {
       this.tfs = tfs;
     }
     this.slots[this.length] = slot;
-    this.tfs[this.length] = Math.min(tf, 0xffff);
+    this.tfs[this.length] = Math.min(tf, MAX_TF);
     this.length++;
   }
 }
 
-export class KeywordIndex {
+export class KeywordIndex implements KeywordStats {
   private readonly postings = new Map<string, Postings>();
+  /** Per slot: the chunk's rowid (−1 once removed) and its BM25 length. */
+  private rowids = new Int32Array(1024);
   private lengths = new Uint32Array(1024);
-  private chunkCount = 0;
-  private totalLength = 0;
+  private slotCount = 0;
+  private readonly slotOf = new Map<number, number>();
+  private removed = 0;
+  private termTotal = 0;
   /** Per-search accumulators, kept between searches: scores by slot, and which slots got one. */
   private scratch = new Float64Array(0);
   private touched = new Int32Array(0);
-  /** Per slot, BM25's length normalization k1·(1 − b + b·length/average); rebuilt after changes. */
+  /** Per slot, BM25's length normalization for `normsAverage`; rebuilt after changes. */
   private norms: Float64Array | null = null;
+  private normsAverage = 0;
 
-  /** Indexes a chunk's text under its slot. */
-  add(slot: number, text: string): void {
+  get chunkCount(): number {
+    return this.slotOf.size;
+  }
+
+  /** Terms over all chunks (BM25 lengths summed). */
+  get totalLength(): number {
+    return this.termTotal;
+  }
+
+  get averageLength(): number {
+    return this.termTotal / this.chunkCount || 1;
+  }
+
+  documentFrequency(term: string): number {
+    this.compact();
+    return this.postings.get(term)?.length ?? 0;
+  }
+
+  has(rowid: number): boolean {
+    return this.slotOf.has(rowid);
+  }
+
+  /** Indexes a chunk's text under its rowid. */
+  add(rowid: number, text: string): void {
+    if (this.slotOf.has(rowid)) throw new Error(`chunk ${rowid} is already in the keyword index`);
+    this.compact();
+    const slot = this.slotCount++;
     const terms = keywordTerms(text);
     for (const term of terms) {
       let list = this.postings.get(term);
       if (!list) this.postings.set(term, (list = new Postings()));
       // A term seen before in this chunk was appended last to its list: count it there.
       const last = list.length - 1;
-      if (last >= 0 && list.slots[last] === slot) list.tfs[last] = Math.min(list.tfs[last] + 1, 0xffff);
+      if (last >= 0 && list.slots[last] === slot) list.tfs[last] = Math.min(list.tfs[last] + 1, MAX_TF);
       else list.add(slot, 1);
     }
     if (slot >= this.lengths.length) {
-      const lengths = new Uint32Array(Math.max(slot + 1, this.lengths.length * 2));
-      lengths.set(this.lengths);
-      this.lengths = lengths;
+      const size = this.lengths.length * 2;
+      this.lengths = grow(this.lengths, new Uint32Array(size));
+      this.rowids = grow(this.rowids, new Int32Array(size));
     }
     this.lengths[slot] = terms.length;
-    this.chunkCount++;
-    this.totalLength += terms.length;
+    this.rowids[slot] = rowid;
+    this.slotOf.set(rowid, slot);
+    this.termTotal += terms.length;
     this.norms = null;
   }
 
-  /** Renumbers slots after chunks were dropped: remap[old] is the new slot, or -1 for a dropped chunk. */
-  compact(remap: Int32Array, size: number): void {
-    const lengths = new Uint32Array(Math.max(size, 1024));
-    this.chunkCount = 0;
-    this.totalLength = 0;
-    for (let old = 0; old < remap.length; old++) {
-      if (remap[old] < 0) continue;
-      lengths[remap[old]] = this.lengths[old];
-      this.chunkCount++;
-      this.totalLength += this.lengths[old];
+  /** Drops a chunk (applied at the next read); a rowid the index does not hold is ignored. */
+  remove(rowid: number): void {
+    const slot = this.slotOf.get(rowid);
+    if (slot === undefined) return;
+    this.slotOf.delete(rowid);
+    this.rowids[slot] = -1;
+    this.termTotal -= this.lengths[slot];
+    this.removed++;
+  }
+
+  /**
+   * The `limit` best chunks by BM25 for weighted query terms (queryTermWeights) under the caller's
+   * statistics; `eligible`, indexed by rowid, marks the chunks that may be returned.
+   */
+  search(weights: Map<string, number>, stats: KeywordStats, eligible: Uint8Array | null, limit: number): KeywordHit[] {
+    this.compact();
+    if (weights.size === 0 || this.slotCount === 0) return [];
+    const norms = this.lengthNorms(stats.averageLength);
+    if (this.scratch.length < this.slotCount) {
+      this.scratch = new Float64Array(this.lengths.length);
+      this.touched = new Int32Array(this.lengths.length);
     }
-    this.lengths = lengths;
+    const { scratch: scores, touched, rowids } = this;
+    let touchedCount = 0;
+    for (const [term, weight] of weights) {
+      const list = this.postings.get(term);
+      if (!list) continue;
+      const factor = termWeight(weight, stats, term);
+      for (let i = 0; i < list.length; i++) {
+        const slot = list.slots[i];
+        if (eligible && !eligible[rowids[slot]]) continue;
+        const tf = list.tfs[i];
+        if (scores[slot] === 0) touched[touchedCount++] = slot;
+        scores[slot] += (factor * tf) / (tf + norms[slot]);
+      }
+    }
+    const best = new TopK(limit);
+    for (let i = 0; i < touchedCount; i++) {
+      const slot = touched[i];
+      best.push(rowids[slot], scores[slot]);
+      scores[slot] = 0;
+    }
+    return best.sorted().map((hit) => ({ rowid: hit.id, score: hit.score }));
+  }
+
+  /** Renumbers the slots densely without the removed chunks, keeping their order. */
+  private compact(): void {
+    if (this.removed === 0) return;
+    const remap = new Int32Array(this.slotCount);
+    let next = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      if (this.rowids[slot] < 0) {
+        remap[slot] = -1;
+        continue;
+      }
+      remap[slot] = next;
+      this.rowids[next] = this.rowids[slot];
+      this.lengths[next] = this.lengths[slot];
+      this.slotOf.set(this.rowids[next], next);
+      next++;
+    }
+    this.slotCount = next;
+    this.removed = 0;
     this.norms = null;
     for (const [term, list] of this.postings) {
       let kept = 0;
@@ -93,58 +171,16 @@ export class KeywordIndex {
     }
   }
 
-  /**
-   * The `limit` best chunks for the query by BM25 (raw score, higher is better). `eligible`, when given,
-   * marks the slots that may be returned; statistics still cover the whole knowledge base.
-   */
-  search(query: string, eligible: Uint8Array | null, limit: number): Scored[] {
-    const weights = queryTermWeights(query);
-    if (weights.size === 0 || this.chunkCount === 0) return [];
-    const n = this.chunkCount;
-    const norms = this.lengthNorms();
-    if (this.scratch.length < this.lengths.length) {
-      this.scratch = new Float64Array(this.lengths.length);
-      this.touched = new Int32Array(this.lengths.length);
-    }
-    const scores = this.scratch;
-    const touched = this.touched;
-    let touchedCount = 0;
-    for (const [term, weight] of weights) {
-      const list = this.postings.get(term);
-      if (!list) continue;
-      const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5));
-      const termWeight = weight * idf * (BM25_K1 + 1);
-      for (let i = 0; i < list.length; i++) {
-        const slot = list.slots[i];
-        if (eligible && !eligible[slot]) continue;
-        const tf = list.tfs[i];
-        if (scores[slot] === 0) touched[touchedCount++] = slot;
-        scores[slot] += (termWeight * tf) / (tf + norms[slot]);
-      }
-    }
-    const best = new TopK(limit);
-    for (let i = 0; i < touchedCount; i++) {
-      const slot = touched[i];
-      best.push(slot, scores[slot]);
-      scores[slot] = 0;
-    }
-    return best.sorted();
-  }
-
-  private lengthNorms(): Float64Array {
-    if (this.norms) return this.norms;
-    const averageLength = this.totalLength / this.chunkCount || 1;
-    const norms = new Float64Array(this.lengths.length);
-    for (let slot = 0; slot < norms.length; slot++) norms[slot] = BM25_K1 * (1 - BM25_B + (BM25_B * this.lengths[slot]) / averageLength);
+  private lengthNorms(averageLength: number): Float64Array {
+    if (this.norms && this.normsAverage === averageLength) return this.norms;
+    const norms = new Float64Array(this.slotCount);
+    for (let slot = 0; slot < norms.length; slot++) norms[slot] = lengthNorm(this.lengths[slot], averageLength);
+    this.normsAverage = averageLength;
     return (this.norms = norms);
   }
 }
 
-/** Query terms with their weight: a repeated term counts more, with saturation (BM25's k3 = 1). */
-function queryTermWeights(query: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const term of keywordTerms(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
-  const weights = new Map<string, number>();
-  for (const [term, qtf] of counts) weights.set(term, (2 * qtf) / (1 + qtf));
-  return weights;
+function grow<T extends Uint32Array | Int32Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
 }

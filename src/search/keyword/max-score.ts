@@ -1,0 +1,104 @@
+// Top-k BM25 over a segment with MaxScore pruning, exact. Each query term gets an upper bound on what it
+// can add to a chunk's score (from its blocks' greatest tf and least length). Terms are ordered by bound;
+// once the k-th best score so far (θ) reaches the sum of the smallest bounds, chunks that contain only
+// those "non-essential" terms cannot enter the top k, so only the other, "essential" terms' postings are
+// walked. Chunks go by windows of slots: essential postings are summed into an accumulator, then each
+// touched chunk looks up the non-essential terms (by skipping blocks) while it can still beat θ.
+// Common terms thus cost a few block decodes instead of their whole posting lists.
+import { lengthNorm, termWeight, type KeywordHit, type KeywordStats } from "./bm25.ts";
+import { EXHAUSTED, PostingCursor } from "./posting-cursor.ts";
+import type { KeywordSegment } from "./segment.ts";
+import { TopK } from "../topk.ts";
+
+const WINDOW = 8192;
+/** Bounds are summed in another order than scores: a margin keeps rounding from pruning a true hit. */
+const BOUND_MARGIN = 1 + 1e-9;
+
+interface QueryTerm {
+  id: number;
+  term: string;
+  /** Query weight from queryTermWeights. */
+  weight: number;
+}
+
+interface ScoredTerm {
+  cursor: PostingCursor;
+  /** weight · idf · (k1 + 1): the contribution is factor · tf / (tf + norm). */
+  factor: number;
+  bound: number;
+}
+
+function upperBound(segment: KeywordSegment, term: number, factor: number, averageLength: number): number {
+  let best = 0;
+  for (let block = segment.termBlocks[term]; block < segment.termBlocks[term + 1]; block++) {
+    const tf = segment.blockMaxTf[block];
+    const bound = (factor * tf) / (tf + lengthNorm(segment.blockMinLen[block], averageLength));
+    if (bound > best) best = bound;
+  }
+  return best;
+}
+
+export function maxScoreSearch(
+  segment: KeywordSegment,
+  query: QueryTerm[],
+  stats: KeywordStats,
+  eligible: Uint8Array | null,
+  limit: number,
+  exhaustive: boolean,
+): KeywordHit[] {
+  const average = stats.averageLength;
+  const terms: ScoredTerm[] = query
+    .map(({ id, term, weight }) => {
+      const factor = termWeight(weight, stats, term);
+      return { cursor: new PostingCursor(segment, id), factor, bound: exhaustive ? Infinity : upperBound(segment, id, factor, average) };
+    })
+    .sort((a, b) => a.bound - b.bound);
+  // prefix[j]: the most terms 0…j can add together.
+  const prefix = new Float64Array(terms.length);
+  terms.forEach((term, j) => (prefix[j] = (j > 0 ? prefix[j - 1] : 0) + term.bound * BOUND_MARGIN));
+
+  const { lengths, rowids, chunkCount } = segment;
+  const best = new TopK(limit);
+  const scores = new Float64Array(WINDOW);
+  const touched = new Int32Array(WINDOW);
+  let essential = 0;
+  for (;;) {
+    while (essential < terms.length && prefix[essential] <= best.threshold) essential++;
+    let low = EXHAUSTED;
+    for (let e = essential; e < terms.length; e++) low = Math.min(low, terms[e].cursor.slot);
+    if (low === EXHAUSTED) break;
+    const high = Math.min(low + WINDOW, chunkCount);
+
+    let touchedCount = 0;
+    for (let e = essential; e < terms.length; e++) {
+      const { cursor, factor } = terms[e];
+      while (cursor.slot < high) {
+        const slot = cursor.slot;
+        const tf = cursor.tf;
+        const i = slot - low;
+        if (scores[i] === 0) touched[touchedCount++] = i;
+        scores[i] += (factor * tf) / (tf + lengthNorm(lengths[slot], average));
+        cursor.next();
+      }
+    }
+    const window = touched.subarray(0, touchedCount).sort();
+
+    for (let t = 0; t < touchedCount; t++) {
+      const i = window[t];
+      const slot = low + i;
+      let score = scores[i];
+      scores[i] = 0;
+      if (eligible && !eligible[rowids[slot]]) continue;
+      const threshold = best.threshold;
+      let j = essential - 1;
+      for (; j >= 0; j--) {
+        if (score + prefix[j] <= threshold) break;
+        const { cursor, factor } = terms[j];
+        cursor.advance(slot);
+        if (cursor.slot === slot) score += (factor * cursor.tf) / (cursor.tf + lengthNorm(lengths[slot], average));
+      }
+      if (j < 0) best.push(slot, score);
+    }
+  }
+  return best.sorted().map((hit) => ({ rowid: rowids[hit.id], score: hit.score }));
+}

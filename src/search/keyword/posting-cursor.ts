@@ -1,0 +1,119 @@
+// Walks one term's postings in a mapped segment block by block, decoding a block only when it is needed:
+// `advance` skips whole blocks by their last slot, so a term consulted for a few candidates costs a few
+// block decodes rather than its whole list.
+import { BLOCK_SIZE } from "./segment-format.ts";
+
+/** The mapped arrays of a segment that cursors read. */
+export interface PostingSource {
+  postings: Uint8Array;
+  termBlocks: Uint32Array;
+  termDf: Uint32Array;
+  blockLast: Uint32Array;
+  blockOffset: Uint32Array;
+}
+
+export const EXHAUSTED = 0x7fff_ffff;
+
+export class PostingCursor {
+  /** The current posting's slot, or EXHAUSTED. */
+  slot = -1;
+  tf = 0;
+  private readonly slots = new Int32Array(BLOCK_SIZE);
+  private readonly tfs = new Int32Array(BLOCK_SIZE);
+  private block: number;
+  private readonly firstBlock: number;
+  private readonly endBlock: number;
+  /** Postings in the term's last block (the others hold BLOCK_SIZE). */
+  private readonly lastBlockCount: number;
+  private count = 0;
+  private position = 0;
+
+  constructor(
+    private readonly source: PostingSource,
+    term: number,
+  ) {
+    this.firstBlock = source.termBlocks[term];
+    this.endBlock = source.termBlocks[term + 1];
+    this.block = this.firstBlock - 1;
+    this.lastBlockCount = source.termDf[term] - (this.endBlock - this.firstBlock - 1) * BLOCK_SIZE;
+    this.nextBlock();
+  }
+
+  /** Moves to the next posting. */
+  next(): void {
+    if (++this.position < this.count) {
+      this.slot = this.slots[this.position];
+      this.tf = this.tfs[this.position];
+    } else this.nextBlock();
+  }
+
+  /** Moves to the first posting whose slot is ≥ target (no move when already there). */
+  advance(target: number): void {
+    if (this.slot >= target) return;
+    const blockLast = this.source.blockLast;
+    if (blockLast[this.block] < target) {
+      let block = this.block + 1;
+      while (block < this.endBlock && blockLast[block] < target) block++;
+      if (block === this.endBlock) {
+        this.exhaust();
+        return;
+      }
+      this.decode(block);
+    }
+    const slots = this.slots;
+    let position = this.position;
+    while (slots[position] < target) position++;
+    this.position = position;
+    this.slot = slots[position];
+    this.tf = this.tfs[position];
+  }
+
+  private nextBlock(): void {
+    if (this.block + 1 >= this.endBlock) this.exhaust();
+    else this.decode(this.block + 1);
+  }
+
+  private exhaust(): void {
+    this.block = this.endBlock;
+    this.slot = EXHAUSTED;
+    this.count = 0;
+    this.position = 0;
+  }
+
+  private decode(block: number): void {
+    const bytes = this.source.postings;
+    const count = block === this.endBlock - 1 ? this.lastBlockCount : BLOCK_SIZE;
+    let at = this.source.blockOffset[block];
+    let slot = block === this.firstBlock ? -1 : this.source.blockLast[block - 1];
+    for (let i = 0; i < count; i++) {
+      let value = bytes[at++];
+      if (value >= 0x80) {
+        value &= 0x7f;
+        let scale = 0x80;
+        for (;;) {
+          const byte = bytes[at++];
+          value += (byte & 0x7f) * scale;
+          if (byte < 0x80) break;
+          scale *= 0x80;
+        }
+      }
+      let tf = 1;
+      if (value & 1) {
+        let byte = bytes[at++];
+        tf = byte & 0x7f;
+        for (let shift = 7; byte >= 0x80; shift += 7) {
+          byte = bytes[at++];
+          tf |= (byte & 0x7f) << shift;
+        }
+      }
+      slot += Math.floor(value / 2);
+      this.slots[i] = slot;
+      this.tfs[i] = tf;
+    }
+    this.block = block;
+    this.count = count;
+    this.position = 0;
+    this.slot = this.slots[0];
+    this.tf = this.tfs[0];
+  }
+}
