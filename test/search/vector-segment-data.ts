@@ -22,18 +22,23 @@ function normalize(vector: Float32Array): Float32Array {
 }
 
 /**
- * `count` unit vectors. With `clusters`, each is a random cluster centre plus noise of about the centre's
- * length (neighbours then have cosine ~0.5, as embeddings of related passages do); without, uniform.
+ * `count` unit vectors, generated one at a time. With `clusters`, each is a random cluster centre plus
+ * noise of about the centre's length (neighbours then have cosine ~0.5, as embeddings of related passages
+ * do); without, uniform on the sphere (approximately).
  */
-export function unitVectors(count: number, dimension: number, seed: number, clusters?: number): Float32Array[] {
+export function* unitVectorStream(count: number, dimension: number, seed: number, clusters?: number): Generator<Float32Array> {
   const random = uniform(seed);
   const centred = () => random() + random() + random() - 1.5;
   const noise = clusters ? 1 / Math.sqrt(dimension) : 1;
   const centres = Array.from({ length: clusters ?? 0 }, () => normalize(Float32Array.from({ length: dimension }, centred)));
-  return Array.from({ length: count }, () => {
+  for (let n = 0; n < count; n++) {
     const centre = clusters ? centres[Math.floor(random() * clusters)] : null;
-    return normalize(Float32Array.from({ length: dimension }, (_, i) => (centre ? centre[i] : 0) + noise * 2 * centred()));
-  });
+    yield normalize(Float32Array.from({ length: dimension }, (_, i) => (centre ? centre[i] : 0) + noise * 2 * centred()));
+  }
+}
+
+export function unitVectors(count: number, dimension: number, seed: number, clusters?: number): Float32Array[] {
+  return [...unitVectorStream(count, dimension, seed, clusters)];
 }
 
 /** Rowids of the exact top `k` by float cosine among `rowids[i]` ↔ `vectors[i]`, optionally only eligible ones. */

@@ -1,0 +1,161 @@
+// The vector segment on its own (src/search/vector/): build time and the builder's peak RSS, file sizes,
+// open time, search latency (p50/p95; limit 10 and 100; unfiltered and 1 % / 10 % filters), recall@10
+// against exact float cosine, an incremental update (1 % removed, 1 % added) against a full build, and
+// the filtered-search crossover between scanning the eligible codes and over-fetching from the graph.
+//
+//   bun scripts/bench/vector-segment.ts
+//   BENCH_VECTORS=1000000 (default 100000)   BENCH_DATA=clustered|random (default clustered)
+//   BENCH_DIR=/path to keep the segments (default: a temporary folder, removed at the end)
+//
+// Vectors are synthetic, 512-d unit vectors (test/search/vector-segment-data.ts): clustered like sentence
+// embeddings of a corpus (2,000 clusters), or uniformly random, the worst case for a graph index; the
+// queries are drawn from the same distribution. One JSON line at the end.
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SEARCH_TUNING, VectorSegment, type SearchTuning } from "../../src/search/vector/segment.ts";
+import { writeVectorSegment, type VectorRow } from "../../src/search/vector/segment-writer.ts";
+import { uniform, unitVectorStream } from "../../test/search/vector-segment-data.ts";
+
+const DIMENSION = 512;
+const COUNT = Number(process.env.BENCH_VECTORS ?? 100_000);
+const DATA = process.env.BENCH_DATA === "random" ? "random" : "clustered";
+const CLUSTERS = DATA === "clustered" ? Math.max(100, COUNT / 500) : undefined;
+const QUERIES = 50;
+const SEARCHES = 200;
+const keep = process.env.BENCH_DIR;
+const root = keep ?? mkdtempSync(join(tmpdir(), "quarry-bench-vectors-"));
+
+const stream = () => unitVectorStream(COUNT + QUERIES + COUNT / 100, DIMENSION, 1, CLUSTERS);
+function* rows(from: number, to: number, rowidOffset = 1): Generator<VectorRow> {
+  let i = 0;
+  for (const vector of stream()) {
+    if (i >= to) return;
+    if (i >= from) yield { rowid: i + rowidOffset - from, vector };
+    i++;
+  }
+}
+const queries = [...rows(COUNT, COUNT + QUERIES)].map((row) => row.vector);
+
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
+const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+function dirSizes(dir: string): Record<string, number> {
+  return Object.fromEntries(readdirSync(dir).map((name) => [name, mb(statSync(join(dir, name)).size)]));
+}
+function percentiles(samples: number[]): { p50: number; p95: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] * 100) / 100;
+  return { p50: at(0.5), p95: at(0.95) };
+}
+function mask(fraction: number, seed: number): { eligible: Uint8Array; count: number } {
+  const random = uniform(seed);
+  const eligible = new Uint8Array(COUNT + 1);
+  let count = 0;
+  for (let rowid = 1; rowid <= COUNT; rowid++) if (random() < fraction) (eligible[rowid] = 1), count++;
+  return { eligible, count };
+}
+function latency(segment: VectorSegment, limit: number, filter: { eligible: Uint8Array; count: number } | null) {
+  const samples: number[] = [];
+  let short = 0;
+  for (let i = 0; i < SEARCHES; i++) {
+    const started = performance.now();
+    const hits = segment.search(queries[i % QUERIES], filter?.eligible ?? null, filter?.count ?? COUNT, limit);
+    samples.push(performance.now() - started);
+    if (hits.length < Math.min(limit, filter?.count ?? COUNT)) short++;
+  }
+  return { ...percentiles(samples), short };
+}
+
+/** The exact top 10 of every query by float cosine: one pass over the vectors. */
+function exactTop10(): number[][] {
+  const best = queries.map(() => ({ rowids: [] as number[], scores: [] as number[] }));
+  for (const { rowid, vector } of rows(0, COUNT)) {
+    for (const [q, query] of queries.entries()) {
+      let dot = 0;
+      for (let d = 0; d < DIMENSION; d++) dot += vector[d] * query[d];
+      const top = best[q];
+      if (top.scores.length === 10 && dot <= top.scores[9]) continue;
+      let at = top.scores.findIndex((score) => dot > score);
+      if (at < 0) at = top.scores.length;
+      top.scores.splice(at, 0, dot);
+      top.rowids.splice(at, 0, rowid);
+      top.scores.length = Math.min(top.scores.length, 10);
+      top.rowids.length = Math.min(top.rowids.length, 10);
+    }
+  }
+  return best.map((top) => top.rowids);
+}
+function recall(segment: VectorSegment, exact: number[][]): number {
+  let found = 0;
+  for (const [q, query] of queries.entries()) {
+    const hits = segment.search(query, null, COUNT, 10);
+    found += hits.filter((hit) => exact[q].includes(hit.rowid)).length;
+  }
+  return Math.round((found / (QUERIES * 10)) * 1000) / 1000;
+}
+
+let started = performance.now();
+const fullDir = join(root, "full");
+writeVectorSegment(fullDir, rows(0, COUNT), DIMENSION);
+const buildSeconds = seconds(performance.now() - started);
+const builderPeakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+console.log(`built ${COUNT} ${DATA} vectors in ${buildSeconds} s (peak RSS ${builderPeakRssMb} MB): ${JSON.stringify(dirSizes(fullDir))} MB`);
+
+started = performance.now();
+const segment = VectorSegment.open(fullDir, DIMENSION);
+const openMs = Math.round(performance.now() - started);
+const filters = { "1%": mask(0.01, 11), "10%": mask(0.1, 12) };
+const latencies = {
+  limit10: latency(segment, 10, null),
+  limit100: latency(segment, 100, null),
+  filtered1pct_limit10: latency(segment, 10, filters["1%"]),
+  filtered1pct_limit100: latency(segment, 100, filters["1%"]),
+  filtered10pct_limit10: latency(segment, 10, filters["10%"]),
+  filtered10pct_limit100: latency(segment, 100, filters["10%"]),
+};
+console.log(`open ${openMs} ms; latency (ms):`, latencies);
+
+// Filtered searches by either path alone, to place the crossover (SEARCH_TUNING.exactScanLimit).
+const only = (tuning: Partial<SearchTuning>) => VectorSegment.open(fullDir, DIMENSION, { ...SEARCH_TUNING, ...tuning });
+const scanOnly = only({ exactScanLimit: Infinity });
+const graphOnly = only({ exactScanLimit: 0, maxCandidates: Infinity });
+const crossover = Object.fromEntries(
+  [0.005, 0.01, 0.02, 0.05, 0.1].map((fraction) => {
+    const filter = mask(fraction, 20);
+    return [`${filter.count} eligible`, { scan: latency(scanOnly, 10, filter).p50, graph: latency(graphOnly, 10, filter).p50 }];
+  }),
+);
+console.log("filtered limit 10, p50 ms by path:", crossover);
+
+const exact = exactTop10();
+const recallByCandidates = Object.fromEntries(
+  [16, 64, 256, 1024].map((minCandidates) => [minCandidates, recall(only({ minCandidates }), exact)]),
+);
+console.log(`recall@10 by graph candidates beyond the limit (default ${SEARCH_TUNING.minCandidates}):`, recallByCandidates);
+
+// An update of 1 %: every 100th chunk removed, as many new ones added.
+const removed = Array.from({ length: COUNT / 100 }, (_, i) => 100 * i + 1);
+started = performance.now();
+const update = writeVectorSegment(join(root, "update"), rows(COUNT + QUERIES, COUNT + QUERIES + COUNT / 100, COUNT + 1), DIMENSION, {
+  segment,
+  removed,
+});
+const incrementalSeconds = seconds(performance.now() - started);
+console.log(`incremental update (1 % removed, 1 % added): ${incrementalSeconds} s vs ${buildSeconds} s for a full build`, update);
+
+console.log(
+  JSON.stringify({
+    vectors: COUNT,
+    data: DATA,
+    buildSeconds,
+    builderPeakRssMb,
+    fileMb: dirSizes(fullDir),
+    openMs,
+    latencies,
+    crossover,
+    recall10: recallByCandidates[SEARCH_TUNING.minCandidates],
+    recallByCandidates,
+    incrementalSeconds,
+  }),
+);
+if (!keep) rmSync(root, { recursive: true, force: true });
