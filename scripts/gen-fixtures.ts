@@ -302,16 +302,18 @@ function wrap(text: string, font: PDFFont, size: number, width: number): string[
 }
 
 /**
- * A Word document long enough to span several pages, one heading per topic. The docx package
- * records no page count, so the parser estimates pages at 500 words each and places every
- * paragraph by its word offset; the expected pages here follow the same documented rule.
+ * A Word document long enough to span several pages, one heading per topic, with no page breaks:
+ * the parser counts a page per 2,400 characters of text and places every paragraph by its word
+ * offset; the expected pages here follow the same documented rule.
  */
 async function docxBytes(): Promise<{ bytes: Uint8Array; pageCount: number; phrases: Phrase[] }> {
   const children: Paragraph[] = [];
   const topicOffsets: number[] = [];
   let words = 0;
+  let chars = 0;
   for (const section of DOCX_SECTIONS) {
     children.push(new Paragraph({ text: section.heading, heading: HeadingLevel.HEADING_1 }));
+    chars += section.heading.length;
     topicOffsets.push(words);
     const paragraphs = [section.topic];
     for (let i = 1; i <= DOCX_FILLER_SENTENCES; i++) {
@@ -320,9 +322,10 @@ async function docxBytes(): Promise<{ bytes: Uint8Array; pageCount: number; phra
     for (const text of paragraphs) {
       children.push(new Paragraph({ text }));
       words += text.split(/\s+/).length;
+      chars += text.length;
     }
   }
-  const pageCount = Math.ceil(words / 500);
+  const pageCount = Math.ceil(chars / 2400);
   const phrases = DOCX_SECTIONS.map((section, index) => ({
     text: section.phrase,
     page: Math.floor(topicOffsets[index]! / (words / pageCount)) + 1,

@@ -1,13 +1,18 @@
-import { DomUtils } from "htmlparser2";
+import { DomUtils, Parser } from "htmlparser2";
 import mammoth from "mammoth";
 import { htmlToSections } from "./html-sections.ts";
-import { elementsNamed, openPackage, readXmlPart } from "./ooxml-package.ts";
+import { elementsNamed, localNameOf, openPackage, readXmlPart } from "./ooxml-package.ts";
 import { assertPageLimit } from "./page-limit.ts";
 import { ParseError, type ParsedDocument, type ParsedSection } from "./types.ts";
 
 const INVALID = "Not a valid DOCX file";
-/** Page size used to estimate pages when the file does not record a page count. */
-const WORDS_PER_PAGE = 500;
+const DOCUMENT_PART = "word/document.xml";
+/**
+ * Characters of text per page when pages are counted from the content: the 2,400 bytes a text
+ * file is billed a page for, so the same text costs at least as much as .docx as it does as .txt.
+ * A printed page of 11–12 pt body text holds about 3,000–3,600, so this never undercounts prose.
+ */
+const CHARS_PER_PAGE = 2400;
 
 // Images are dropped: they carry no text and mammoth would otherwise inline them as base64.
 const skipImages = mammoth.images.imgElement(async () => ({ src: "" }));
@@ -15,7 +20,8 @@ const skipImages = mammoth.images.imgElement(async () => ({ src: "" }));
 /** Word documents via mammoth's HTML, so Word's Heading 1–6 styles become section headings. */
 export async function parseDocx(data: Uint8Array): Promise<ParsedDocument> {
   const zip = await openPackage(data, INVALID);
-  if (!zip.file("word/document.xml")) throw new ParseError(INVALID);
+  const documentPart = zip.file(DOCUMENT_PART);
+  if (!documentPart) throw new ParseError(INVALID);
   let html: string;
   try {
     ({ value: html } = await mammoth.convertToHtml({ buffer: Buffer.from(data) }, { convertImage: skipImages }));
@@ -26,9 +32,11 @@ export async function parseDocx(data: Uint8Array): Promise<ParsedDocument> {
   const totalWords = sections.reduce((sum, section) => sum + countWords(section.text), 0);
   const appXml = await readXmlPart(zip, "docProps/app.xml").catch(() => null);
   const recordedPages = Number(appXml ? DomUtils.textContent(elementsNamed(appXml, "Pages")) : NaN);
-  // <Pages> is what Word counted when it last saved; files written by other tools often lack it,
-  // and then we estimate from the word count.
-  const pageCount = recordedPages >= 1 ? Math.floor(recordedPages) : Math.max(1, Math.ceil(totalWords / WORDS_PER_PAGE));
+  // <Pages> in docProps is whatever the writing program (or anyone) put there, so it can raise the
+  // count (Word's layout of tables, images and large type takes more room than text alone) but
+  // never lower it below the count from the content.
+  const contentPages = countContentPages(await documentPart.async("string"));
+  const pageCount = recordedPages > contentPages ? Math.floor(recordedPages) : contentPages;
   assertPageLimit(pageCount);
   return { pageCount, sections: paginateByWords(sections, pageCount, totalWords) };
 }
@@ -56,6 +64,67 @@ function paginateByWords(sections: ParsedSection[], pageCount: number, totalWord
     }
   }
   return paged;
+}
+
+/**
+ * Pages from the document body: explicit page breaks (<w:br w:type="page"/>, pageBreakBefore) and
+ * section breaks other than continuous ones split the text into runs of pages, and each run takes
+ * one page per CHARS_PER_PAGE characters of text, at least one. (A section break's kind is stored
+ * with the section that follows it; reading it off the section that ends is exact whenever a
+ * document uses one kind of break, and the text estimate bounds the error otherwise.)
+ */
+function countContentPages(documentXml: string): number {
+  let pages = 0;
+  let chars = 0;
+  let inText = false;
+  let inParagraphProperties = false;
+  let paragraphSection: { continuous: boolean } | null = null;
+  const breakPage = () => {
+    pages += Math.max(1, Math.ceil(chars / CHARS_PER_PAGE));
+    chars = 0;
+  };
+  const parser = new Parser(
+    {
+      onopentag(name, attribs) {
+        const value = (attribute: string) => Object.entries(attribs).find(([key]) => localNameOf(key) === attribute)?.[1];
+        switch (localNameOf(name)) {
+          case "t":
+            inText = true;
+            break;
+          case "br":
+            if (value("type") === "page") breakPage();
+            break;
+          case "pageBreakBefore":
+            if (!["0", "false", "off"].includes(value("val") ?? "")) breakPage();
+            break;
+          case "pPr":
+            inParagraphProperties = true;
+            break;
+          case "sectPr":
+            if (inParagraphProperties) paragraphSection = { continuous: false };
+            break;
+          case "type":
+            if (paragraphSection) paragraphSection.continuous = value("val") === "continuous";
+        }
+      },
+      ontext(text) {
+        if (inText) chars += text.length;
+      },
+      onclosetag(name) {
+        const local = localNameOf(name);
+        if (local === "t") inText = false;
+        else if (local === "pPr") inParagraphProperties = false;
+        else if (local === "sectPr" && paragraphSection) {
+          if (!paragraphSection.continuous) breakPage();
+          paragraphSection = null;
+        }
+      },
+    },
+    { xmlMode: true },
+  );
+  parser.end(documentXml);
+  breakPage();
+  return pages;
 }
 
 function countWords(text: string): number {

@@ -1,5 +1,5 @@
 import * as XLSX from "@e965/xlsx";
-import { isZip } from "./ooxml-package.ts";
+import { openPackage } from "./ooxml-package.ts";
 import { assertPageLimit } from "./page-limit.ts";
 import { SectionCollector } from "./section-collector.ts";
 import { tableRowsToLines } from "./table-rows.ts";
@@ -9,8 +9,9 @@ const INVALID = "Not a valid XLSX file";
 
 /** Excel: one page per sheet, headed by the sheet name; rows as "Header: value; …" lines. */
 export async function parseXlsx(data: Uint8Array): Promise<ParsedDocument> {
-  // SheetJS reads almost any bytes as some spreadsheet format (even plain text); only accept a zip.
-  if (!isZip(data)) throw new ParseError(INVALID);
+  // SheetJS reads almost any bytes as some spreadsheet format (even plain text): only accept a zip,
+  // and only one within the decompression limits (SheetJS inflates every part it reads in full).
+  await openPackage(data, INVALID);
   let workbook: XLSX.WorkBook;
   try {
     workbook = XLSX.read(data, { type: "array", cellFormula: false, cellHTML: false, cellStyles: false });
