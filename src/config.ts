@@ -22,6 +22,10 @@ export interface Config {
   parseMemoryMb: number;
   /** QUARRY_TRUST_PROXY=on: behind a reverse proxy, the client IP is the last X-Forwarded-For entry. */
   trustProxy: boolean;
+  /** MiB the in-memory parts of the search indexes (documents, deltas) may take across knowledge bases. */
+  indexMemoryMb: number;
+  /** Changes to a knowledge base that make the index worker build it a new on-disk segment (search/index-worker.ts). */
+  segmentMinChanges: number;
 }
 
 /** Each option: environment variable, CLI flag, and how to read it. */
@@ -39,6 +43,8 @@ const OPTIONS = {
   limits: { env: "QUARRY_LIMITS", flag: "--limits" },
   parseMemoryMb: { env: "QUARRY_PARSE_MEMORY_MB", flag: "--parse-memory-mb" },
   trustProxy: { env: "QUARRY_TRUST_PROXY", flag: "--trust-proxy" },
+  indexMemoryMb: { env: "QUARRY_INDEX_MEMORY_MB", flag: "--index-memory-mb" },
+  segmentMinChanges: { env: "QUARRY_SEGMENT_MIN_CHANGES", flag: "--segment-min-changes" },
 } as const;
 
 export const CONFIG_HELP = Object.values(OPTIONS)
@@ -99,5 +105,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     limitsEnabled: limits === "on",
     parseMemoryMb: positiveInt("QUARRY_PARSE_MEMORY_MB", get("parseMemoryMb") ?? "1024"),
     trustProxy: trustProxy === "on",
+    indexMemoryMb: positiveInt("QUARRY_INDEX_MEMORY_MB", get("indexMemoryMb") ?? "512"),
+    segmentMinChanges: positiveInt("QUARRY_SEGMENT_MIN_CHANGES", get("segmentMinChanges") ?? "2000"),
   };
 }

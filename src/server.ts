@@ -17,6 +17,8 @@ import { createApp } from "./http/app.ts";
 import { MAX_BODY_BYTES } from "./http/body.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { MAX_TRACKED_CLIENTS } from "./http/request-gate.ts";
+import { IndexCache } from "./search/index-cache.ts";
+import { recoverSearchIndexes } from "./search/index-recovery.ts";
 import { RequestLogWriter } from "./store/request-log-writer.ts";
 import pkg from "../package.json" with { type: "json" };
 
@@ -50,6 +52,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
   const databasePath = join(config.dataDir, "quarry.db");
   const db = openDatabase(databasePath);
+  recoverSearchIndexes(db, config.dataDir);
   sweepFileStore(db, config.dataDir);
   const clock = options.clock ?? systemClock;
   const models = await loadModels({
@@ -78,11 +81,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     rateLimiter: new RateLimiter(options.rateLimitClock),
     clientRateLimiter: new RateLimiter(options.rateLimitClock, MAX_TRACKED_CLIENTS),
     requestLog: new RequestLogWriter(db, clock),
+    searchIndexes: new IndexCache({
+      db,
+      dataDir: config.dataDir,
+      databasePath,
+      dimension: models.embedder.dimension,
+      memoryBudgetBytes: config.indexMemoryMb * 1024 * 1024,
+      segmentMinChanges: config.segmentMinChanges,
+    }),
   };
 
   /** Everything but the HTTP server: background work, models, database. */
   const closeBackground = async () => {
     await ctx.requestLog.stop();
+    await ctx.searchIndexes.stop();
     await ingest.stop();
     await models.embedder.close();
     await models.reranker?.close();
@@ -91,6 +103,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   ingest.start();
   ctx.requestLog.start();
+  ctx.searchIndexes.start();
   let app: ReturnType<typeof createApp>;
   try {
     // Declared lengths over MAX_BODY_BYTES get our own 400 (http/body.ts) before the body is read; Bun's

@@ -118,7 +118,12 @@ async function main() {
       ? null
       : await signup(server, "quality@bench.local");
     const apiKey = account?.apiKey ?? (await regenerateKey(server));
-    const service = new SearchService({ db: ctx.db, models: ctx.models, rerankTimeoutMs: ctx.config.rerankTimeoutMs });
+    const service = new SearchService({
+      db: ctx.db,
+      models: ctx.models,
+      rerankTimeoutMs: ctx.config.rerankTimeoutMs,
+      indexes: ctx.searchIndexes,
+    });
     console.log("nDCG@10 / Recall@100 per collection (documents ranked by their best chunk)\n");
     console.log("| collection | queries | keyword | vector | hybrid α=0.6 | best α | hybrid best α |");
     console.log("|---|---|---|---|---|---|---|");

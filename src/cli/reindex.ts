@@ -5,6 +5,7 @@ import type { Config } from "../config.ts";
 import { openDatabase, closeDatabase, writeTx } from "../store/db.ts";
 import { resetVectorTable, storedEmbeddingModel } from "../store/vectors.ts";
 import { loadModels } from "../models/load.ts";
+import { resetSearchIndexes } from "../search/index-recovery.ts";
 
 const BATCH = 64;
 
@@ -37,6 +38,8 @@ export async function reindex(config: Config, log: (line: string) => void = cons
       const rate = done / ((performance.now() - started) / 1000);
       log(`  ${done}/${total} chunks (${((100 * done) / Math.max(total, 1)).toFixed(1)} %, ${rate.toFixed(1)} chunks/s)`);
     }
+    // The search segments hold the old vectors: drop them; the server rebuilds them from the new ones.
+    resetSearchIndexes(db, config.dataDir);
     log(`Done: ${done} chunks re-embedded in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
     return done;
   } finally {

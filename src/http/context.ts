@@ -8,6 +8,7 @@ import type { LoadedModels } from "../models/types.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 import type { RequestLogWriter } from "../store/request-log-writer.ts";
 import type { Ingestion } from "../ingest/ingestion.ts";
+import type { IndexCache } from "../search/index-cache.ts";
 
 export interface AppContext {
   config: Config;
@@ -24,4 +25,6 @@ export interface AppContext {
   /** Per client IP (/auth, /webhooks; see request-gate.ts). */
   clientRateLimiter: RateLimiter;
   requestLog: RequestLogWriter;
+  /** The knowledge bases' search indexes and the worker that builds their segments. */
+  searchIndexes: IndexCache;
 }

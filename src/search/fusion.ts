@@ -1,5 +1,5 @@
 // Hybrid mode: the vector and keyword rankings merged by weighted Reciprocal Rank Fusion (see scores.ts).
-import type { RowidHit } from "./kb-index.ts";
+import type { RowidHit } from "./rowid-hit.ts";
 import { hybridScore } from "./scores.ts";
 
 /** Both rankings best first; returns the `limit` best chunks by fused score (ties: lower rowid first). */

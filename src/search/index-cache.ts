@@ -1,29 +1,86 @@
-// The in-memory search indexes of the knowledge bases searched lately, one KbIndex each. An index unused
-// for IDLE_MS is let go (its memory freed) and rebuilt from the database on the next search.
+// The search indexes of the knowledge bases in use, one KbIndex each, within a memory budget: when their
+// in-memory parts (documents, deltas) add up to more than the budget, the least recently used are let go
+// (their segments stay on disk and reopen in milliseconds). It also runs the index worker and swaps each
+// segment the worker publishes into the knowledge base's index.
 import type { Db } from "../store/db.ts";
 import { KbIndex } from "./kb-index.ts";
+import { latestSegment } from "./segment-files.ts";
+import { SegmentBuilds, type SegmentBuilt } from "./segment-builds.ts";
+import type { IndexWorkerSettings } from "./index-worker-protocol.ts";
 
-const IDLE_MS = 60 * 60 * 1000;
+export interface IndexCacheOptions {
+  db: Db;
+  dataDir: string;
+  databasePath: string;
+  dimension: number;
+  /** Budget for the in-memory parts of all knowledge bases' indexes. */
+  memoryBudgetBytes: number;
+  /** See IndexWorkerSettings. */
+  segmentMinChanges: number;
+}
+
+const SEGMENT_GROWTH = 0.1;
+const WORKER_POLL_MS = 2_000;
 
 export class IndexCache {
   private readonly indexes = new Map<string, KbIndex>();
+  private readonly builds: SegmentBuilds;
 
-  constructor(
-    private readonly db: Db,
-    private readonly dimension: number,
-  ) {}
+  constructor(private readonly options: IndexCacheOptions) {
+    const settings: IndexWorkerSettings = {
+      dataDir: options.dataDir,
+      databasePath: options.databasePath,
+      dimension: options.dimension,
+      minChanges: options.segmentMinChanges,
+      growth: SEGMENT_GROWTH,
+      pollMs: WORKER_POLL_MS,
+    };
+    this.builds = new SegmentBuilds(settings, (built) => this.adopt(built));
+  }
 
-  /** The knowledge base's index, up to date with the database. */
+  /** Starts the index worker (folds piled-up changes into segments in the background). */
+  start(): void {
+    this.builds.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.builds.stop();
+    for (const index of this.indexes.values()) index.close();
+    this.indexes.clear();
+  }
+
+  /** The knowledge base's index, up to date with the database (or catching up, see KbIndex). */
   get(kbId: string): KbIndex {
-    this.evictIdle();
     let index = this.indexes.get(kbId);
-    if (!index) this.indexes.set(kbId, (index = new KbIndex(this.db, kbId, this.dimension)));
+    if (index) {
+      // Most recently used last, so eviction takes from the front.
+      this.indexes.delete(kbId);
+      this.indexes.set(kbId, index);
+    } else {
+      index = new KbIndex(this.options.db, this.options.dataDir, kbId, this.options.dimension);
+      this.indexes.set(kbId, index);
+    }
     index.refresh();
+    if (index.deltaSize >= this.options.segmentMinChanges) this.builds.nudge();
+    this.enforceBudget(index);
     return index;
   }
 
-  private evictIdle(): void {
-    const cutoff = performance.now() - IDLE_MS;
-    for (const [kbId, index] of this.indexes) if (index.lastUsed < cutoff) this.indexes.delete(kbId);
+  private adopt(built: SegmentBuilt): void {
+    const index = this.indexes.get(built.kbId);
+    const published = latestSegment(this.options.dataDir, built.kbId);
+    if (index && published) index.adopt(published);
+  }
+
+  private enforceBudget(keep: KbIndex): void {
+    let total = 0;
+    for (const index of this.indexes.values()) total += index.estimatedBytes;
+    for (const [kbId, index] of this.indexes) {
+      if (total <= this.options.memoryBudgetBytes) break;
+      if (index === keep) continue;
+      total -= index.estimatedBytes;
+      index.close();
+      this.indexes.delete(kbId);
+    }
   }
 }

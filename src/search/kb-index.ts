@@ -1,181 +1,182 @@
-// One knowledge base's search index in memory: its ready documents (name, metadata, version) and their
-// chunks, each chunk at a dense "slot"; the keyword and vector sides are built on first use. refresh()
-// brings it up to date with the database in one read transaction, reloading only documents whose version
-// changed (store/migrations/020_search_versions.ts); dropping chunks renumbers the slots.
+// One knowledge base's search index: its latest on-disk segment (built by the index worker, memory-mapped,
+// see segment-builder.ts) plus a delta in memory: the chunks written since the segment's watermark, read
+// from the change log (index-log.ts), and tombstones for the segment's chunks deleted since. A search
+// scores the segment and the delta with the same combined statistics and merges their hits.
 //
-// Slots are only meaningful until the next refresh: callers turn them into chunk rowids before awaiting.
+// The log is applied in slices of at most APPLY_SLICE_MS, so catching up on a big backlog (a bulk import,
+// a first start after an upgrade) never holds the HTTP thread for long: what is not applied yet is
+// finished between requests, and the index worker meanwhile folds the backlog into a new segment.
 import type { Db } from "../store/db.ts";
-import { parseJsonObject } from "../store/json.ts";
-import { KeywordIndex } from "./keyword-index.ts";
-import { VectorIndex } from "./vector-index.ts";
-import { readPartition, readVector } from "./vector-source.ts";
+import { KbDocuments, type Eligibility } from "./kb-documents.ts";
+import { readLog } from "./index-log.ts";
+import { latestSegment, type PublishedSegment } from "./segment-files.ts";
+import { StoredVectors } from "./stored-vectors.ts";
+import { DeltaVectors } from "./delta-vectors.ts";
+import { mergeHits, type RowidHit } from "./rowid-hit.ts";
 import type { DocumentPredicate } from "./filters.ts";
-import type { Scored } from "./topk.ts";
+import { KeywordIndex, KeywordSegment, queryTermWeights, type KeywordStats } from "./keyword/index.ts";
+import { VectorSegment } from "./vector/segment.ts";
 
-interface DocumentEntry {
-  id: string;
-  metadataJson: string;
-  metadata: Record<string, unknown>;
-  version: number;
-  firstSlot: number;
-  slotCount: number;
-}
+const APPLY_SLICE_MS = 20;
+const APPLY_BATCH = 500;
+/** Past this many delta chunks the rest waits for the next segment (bounded memory during a bulk import). */
+const DELTA_CAP = 200_000;
+/** Heap taken by a delta chunk's postings, roughly (~90 distinct terms of 8 bytes, map overhead). */
+const KEYWORD_BYTES_PER_CHUNK = 1_000;
 
-interface ReadyDocumentRow {
-  id: string;
-  metadata: string;
-  version: number;
-}
-
-export interface Eligibility {
-  /** 1 for each slot a search may return; null when every chunk may be returned. */
-  mask: Uint8Array | null;
-  /** Chunks the search considers (spec: chunks_searched). */
-  count: number;
-}
-
-export interface RowidHit {
-  rowid: number;
-  score: number;
+interface OpenSegment {
+  keyword: KeywordSegment;
+  vectors: VectorSegment;
+  watermark: number;
 }
 
 export class KbIndex {
-  private generation = -1;
-  private documents = new Map<string, DocumentEntry>();
-  private rowids: number[] = [];
-  private keyword: KeywordIndex | null = null;
-  private vectors: VectorIndex | null = null;
+  readonly documents: KbDocuments;
+  private segment: OpenSegment | null = null;
+  private deltaKeyword = new KeywordIndex();
+  private deltaVectors: DeltaVectors;
+  /** Rowids deleted since the segment's watermark: never returned from the segment. */
+  private tombstones = new Set<number>();
+  /** All the segment's chunks less the tombstones; dropped whenever a tombstone is added. */
+  private liveMask: Uint8Array | null = null;
+  private segmentMaxRowid = 0;
+  private appliedSeq = 0;
+  private backlog = false;
+  private catchUp?: Timer;
   lastUsed = performance.now();
 
   constructor(
     private readonly db: Db,
+    private readonly dataDir: string,
     readonly kbId: string,
     private readonly dimension: number,
-  ) {}
-
-  get chunkCount(): number {
-    return this.rowids.length;
+  ) {
+    this.documents = new KbDocuments(db, kbId);
+    this.deltaVectors = new DeltaVectors(dimension);
+    const published = latestSegment(dataDir, kbId);
+    if (published) this.open(published);
   }
 
-  /** Catches up with the database; cheap (one indexed read) when nothing changed. */
+  /** True while part of the log is not applied yet (searches see the part that is). */
+  get catchingUp(): boolean {
+    return this.backlog;
+  }
+
+  get deltaSize(): number {
+    return this.deltaVectors.size;
+  }
+
+  /** Brings the documents and the delta up to date (the delta within the time slice). */
   refresh(): void {
     this.lastUsed = performance.now();
-    if (this.currentGeneration() === this.generation) return;
-    this.db.transaction(() => {
-      const generation = this.currentGeneration();
-      const rows = this.db
-        .query<ReadyDocumentRow, [string]>(
-          `SELECT d.id, d.metadata, COALESCE(v.version, 0) AS version FROM documents d
-           LEFT JOIN search_doc_versions v ON v.document_id = d.id WHERE d.kb_id = ? AND d.status = 'ready'`,
-        )
-        .all(this.kbId);
-      const ready = new Map(rows.map((row) => [row.id, row]));
-      const stale = [...this.documents.values()].filter((doc) => ready.get(doc.id)?.version !== doc.version);
-      if (stale.length > 0) this.drop(stale);
-      for (const row of rows) {
-        const doc = this.documents.get(row.id);
-        if (!doc) this.load(row);
-        else if (doc.metadataJson !== row.metadata) Object.assign(doc, { metadataJson: row.metadata, metadata: parseJsonObject(row.metadata) });
-      }
-      this.generation = generation;
-    })();
+    this.documents.refresh();
+    this.applyLog();
   }
 
-  /** Which chunks a search may return: all of them, or those of documents the filter accepts. */
+  /** Swaps in a newly published segment; the delta restarts from its watermark. */
+  adopt(published: PublishedSegment): void {
+    if (this.segment && published.watermark <= this.segment.watermark) return;
+    this.open(published);
+    this.applyLog();
+  }
+
   eligibility(predicate: DocumentPredicate | null): Eligibility {
-    if (!predicate) return { mask: null, count: this.rowids.length };
-    const mask = new Uint8Array(this.rowids.length);
-    let count = 0;
-    for (const doc of this.documents.values()) {
-      if (!predicate(doc.metadata)) continue;
-      mask.fill(1, doc.firstSlot, doc.firstSlot + doc.slotCount);
-      count += doc.slotCount;
-    }
-    return { mask, count };
+    return this.documents.eligibility(predicate);
   }
 
   keywordSearch(query: string, eligible: Uint8Array | null, limit: number): RowidHit[] {
-    return this.toRowids(this.keywordIndex().search(query, eligible, limit));
+    const weights = queryTermWeights(query);
+    if (weights.size === 0) return [];
+    const segment = this.segment?.keyword;
+    const delta = this.deltaKeyword;
+    const chunkCount = Math.max(0, (segment?.chunkCount ?? 0) - this.tombstones.size) + delta.chunkCount;
+    if (chunkCount === 0) return [];
+    const stats: KeywordStats = {
+      chunkCount,
+      averageLength: ((segment?.totalLength ?? 0) + delta.totalLength) / ((segment?.chunkCount ?? 0) + delta.chunkCount) || 1,
+      documentFrequency: (term) => (segment?.documentFrequency(term) ?? 0) + delta.documentFrequency(term),
+    };
+    const fromSegment = segment ? segment.search(weights, stats, this.segmentMask(eligible), limit) : [];
+    return mergeHits([fromSegment, delta.search(weights, stats, eligible, limit)], limit);
   }
 
-  vectorSearch(query: Float32Array, eligible: Uint8Array | null, limit: number): RowidHit[] {
-    return this.toRowids(this.vectorIndex().search(query, eligible, limit));
+  vectorSearch(query: Float32Array, scope: Eligibility, limit: number): RowidHit[] {
+    const segment = this.segment?.vectors;
+    const fromSegment = segment ? segment.search(query, this.segmentMask(scope.mask), scope.count, limit) : [];
+    return mergeHits([fromSegment, this.deltaVectors.search(query, scope.mask, limit)], limit);
   }
 
-  private toRowids(hits: Scored[]): RowidHit[] {
-    return hits.map((hit) => ({ rowid: this.rowids[hit.id], score: hit.score }));
+  /** Rough heap size (the segment is memory-mapped, paged in and out by the OS), for the memory budget. */
+  get estimatedBytes(): number {
+    return this.documents.estimatedBytes + this.deltaVectors.estimatedBytes + this.deltaKeyword.chunkCount * KEYWORD_BYTES_PER_CHUNK + this.tombstones.size * 16;
   }
 
-  private currentGeneration(): number {
-    return (
-      this.db.query<{ generation: number }, [string]>("SELECT generation FROM search_kb_generations WHERE kb_id = ?").get(this.kbId)
-        ?.generation ?? 0
-    );
+  close(): void {
+    clearTimeout(this.catchUp);
+    this.segment?.vectors.close();
+    this.segment = null;
   }
 
-  /** Appends a ready document's chunks (and, for built sides, their text and vectors) as new slots. */
-  private load(row: ReadyDocumentRow): void {
-    const chunks = this.db
-      .query<{ rowid: number; text: string }, [string]>("SELECT rowid, text FROM chunks WHERE document_id = ? ORDER BY chunk_index")
-      .all(row.id);
-    const firstSlot = this.rowids.length;
-    for (const chunk of chunks) {
-      const slot = this.rowids.length;
-      this.rowids.push(chunk.rowid);
-      this.keyword?.add(slot, chunk.text);
-      this.vectors?.set(slot, readVector(this.db, chunk.rowid, this.dimension));
+  /** The eligibility for the segment's chunks: `eligible` less the tombstones. */
+  private segmentMask(eligible: Uint8Array | null): Uint8Array | null {
+    if (this.tombstones.size === 0) return eligible;
+    if (!eligible) return (this.liveMask ??= this.withoutTombstones(new Uint8Array(this.segmentMaxRowid + 1).fill(1)));
+    return this.withoutTombstones(eligible.slice());
+  }
+
+  private withoutTombstones(mask: Uint8Array): Uint8Array {
+    for (const rowid of this.tombstones) if (rowid < mask.length) mask[rowid] = 0;
+    return mask;
+  }
+
+  private open(published: PublishedSegment): void {
+    const previous = this.segment;
+    this.segment = {
+      keyword: KeywordSegment.open(`${published.dir}/keyword`),
+      vectors: VectorSegment.open(`${published.dir}/vector`, this.dimension),
+      watermark: published.watermark,
+    };
+    previous?.vectors.close();
+    this.deltaKeyword = new KeywordIndex();
+    this.deltaVectors = new DeltaVectors(this.dimension);
+    this.tombstones = new Set();
+    this.liveMask = null;
+    this.segmentMaxRowid = this.segment.keyword.rowids.at(-1) ?? 0;
+    this.appliedSeq = published.watermark;
+  }
+
+  /** Applies logged changes after appliedSeq for up to APPLY_SLICE_MS; schedules the rest. */
+  private applyLog(): void {
+    clearTimeout(this.catchUp);
+    const deadline = performance.now() + APPLY_SLICE_MS;
+    const vectors = new StoredVectors(this.db, this.dimension);
+    for (;;) {
+      if (this.deltaVectors.size >= DELTA_CAP) break;
+      const entries = readLog(this.db, this.kbId, this.appliedSeq, APPLY_BATCH);
+      if (entries.length === 0) {
+        this.backlog = false;
+        return;
+      }
+      for (const entry of entries) {
+        if (entry.added) {
+          const text = this.db.query<{ text: string }, [number]>("SELECT text FROM chunks WHERE rowid = ?").get(entry.rowid)?.text;
+          // A chunk deleted again later in the log is simply skipped here; its deletion follows.
+          if (text !== undefined) {
+            this.deltaKeyword.remove(entry.rowid);
+            this.deltaKeyword.add(entry.rowid, text);
+            this.deltaVectors.add(entry.rowid, vectors.read(entry.rowid));
+          }
+        } else {
+          this.tombstones.add(entry.rowid);
+          this.liveMask = null;
+          this.deltaKeyword.remove(entry.rowid);
+          this.deltaVectors.remove(entry.rowid);
+        }
+        this.appliedSeq = entry.seq;
+      }
+      if (performance.now() > deadline) break;
     }
-    this.documents.set(row.id, {
-      id: row.id,
-      metadataJson: row.metadata,
-      metadata: parseJsonObject(row.metadata),
-      version: row.version,
-      firstSlot,
-      slotCount: chunks.length,
-    });
-  }
-
-  /** Removes documents' chunks and renumbers the remaining slots densely, keeping their order. */
-  private drop(docs: DocumentEntry[]): void {
-    const remap = new Int32Array(this.rowids.length);
-    for (const doc of docs) {
-      remap.fill(-1, doc.firstSlot, doc.firstSlot + doc.slotCount);
-      this.documents.delete(doc.id);
-    }
-    const rowids: number[] = [];
-    for (let slot = 0; slot < remap.length; slot++) {
-      if (remap[slot] < 0) continue;
-      remap[slot] = rowids.length;
-      rowids.push(this.rowids[slot]);
-    }
-    for (const doc of this.documents.values()) doc.firstSlot = remap[doc.firstSlot];
-    this.rowids = rowids;
-    this.keyword?.compact(remap, rowids.length);
-    this.vectors?.compact(remap, rowids.length);
-  }
-
-  private keywordIndex(): KeywordIndex {
-    if (this.keyword) return this.keyword;
-    const keyword = new KeywordIndex();
-    const slotOf = new Map(this.rowids.map((rowid, slot) => [rowid, slot]));
-    const texts = this.db.query<{ rowid: number; text: string }, [string]>("SELECT rowid, text FROM chunks WHERE kb_id = ? ORDER BY rowid");
-    const bySlot: string[] = new Array(this.rowids.length);
-    for (const chunk of texts.iterate(this.kbId)) {
-      const slot = slotOf.get(chunk.rowid);
-      if (slot !== undefined) bySlot[slot] = chunk.text;
-    }
-    for (let slot = 0; slot < bySlot.length; slot++) keyword.add(slot, bySlot[slot] ?? "");
-    return (this.keyword = keyword);
-  }
-
-  private vectorIndex(): VectorIndex {
-    if (this.vectors) return this.vectors;
-    const vectors = new VectorIndex(this.dimension);
-    const slotOf = new Map(this.rowids.map((rowid, slot) => [rowid, slot]));
-    const bulk = readPartition(this.db, this.kbId, this.dimension, (rowid) => slotOf.has(rowid), (rowid, vector) =>
-      vectors.set(slotOf.get(rowid)!, vector),
-    );
-    if (!bulk) this.rowids.forEach((rowid, slot) => vectors.set(slot, readVector(this.db, rowid, this.dimension)));
-    return (this.vectors = vectors);
+    this.backlog = true;
+    this.catchUp = setTimeout(() => this.applyLog(), 0);
   }
 }

@@ -4,8 +4,8 @@ import type { Db } from "../store/db.ts";
 import type { LoadedModels } from "../models/types.ts";
 import { QuarryError } from "../errors.ts";
 import { parseJsonObject } from "../store/json.ts";
-import { IndexCache } from "./index-cache.ts";
-import type { RowidHit } from "./kb-index.ts";
+import type { IndexCache } from "./index-cache.ts";
+import type { RowidHit } from "./rowid-hit.ts";
 import { compileFilter, type MetadataFilter } from "./filters.ts";
 import { fuseRankings } from "./fusion.ts";
 import { keywordScore, vectorScore } from "./scores.ts";
@@ -65,14 +65,11 @@ export interface SearchDeps {
   db: Db;
   models: LoadedModels;
   rerankTimeoutMs: number;
+  indexes: IndexCache;
 }
 
 export class SearchService {
-  private readonly indexes: IndexCache;
-
-  constructor(private readonly deps: SearchDeps) {
-    this.indexes = new IndexCache(deps.db, deps.models.embedder.dimension);
-  }
+  constructor(private readonly deps: SearchDeps) {}
 
   async search(kbId: string, request: SearchRequest): Promise<SearchResponse> {
     const predicate = request.filter ? compileFilter(request.filter) : null;
@@ -86,7 +83,7 @@ export class SearchService {
     let keywordHits: RowidHit[] = [];
     let vectorHits: RowidHit[] = [];
     if (request.mode !== "vector") {
-      const index = this.indexes.get(kbId);
+      const index = this.deps.indexes.get(kbId);
       const scope = index.eligibility(predicate);
       usage.chunks_searched = scope.count;
       keywordHits = index.keywordSearch(request.keywordQuery ?? request.query, scope.mask, sideDepth);
@@ -94,10 +91,10 @@ export class SearchService {
     if (embedding) {
       const { vector, tokens } = await embedding;
       usage.embedding_tokens = tokens;
-      const index = this.indexes.get(kbId);
+      const index = this.deps.indexes.get(kbId);
       const scope = index.eligibility(predicate);
       usage.chunks_searched = scope.count;
-      vectorHits = index.vectorSearch(vector, scope.mask, sideDepth);
+      vectorHits = index.vectorSearch(vector, scope, sideDepth);
     }
 
     const ranked =

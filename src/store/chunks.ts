@@ -1,5 +1,5 @@
-// Chunk rows and their vectors. A chunk's rowid joins it to its keyword row (chunks_fts, kept by
-// triggers) and its vector (vec_chunks, inserted here, removed by a trigger when the chunk goes).
+// Chunk rows and their vectors. A chunk's rowid joins it to its vector (vec_chunks, inserted here, removed
+// by a trigger when the chunk goes); triggers also log each write for the search index (search_log).
 import type { Db } from "./db.ts";
 import { newId } from "./ids.ts";
 import { parseJsonObject } from "./json.ts";
@@ -58,6 +58,8 @@ export function insertChunks(db: Db, document: { id: string; kb_id: string }, ch
   );
   const insertVector = db.query("INSERT INTO vec_chunks (rowid, kb_id, embedding) VALUES (?, ?, ?)");
   const createdAt = now.toISOString();
+  let first: number | null = null;
+  let last: number | null = null;
   for (const chunk of chunks) {
     const { rowid } = insertChunk.get(
       newId("chk", now.getTime()),
@@ -73,10 +75,14 @@ export function insertChunks(db: Db, document: { id: string; kb_id: string }, ch
       createdAt,
     )!;
     insertVector.run(rowid, document.kb_id, chunk.embedding);
+    first ??= rowid;
+    last = rowid;
   }
+  db.query("UPDATE documents SET first_chunk_rowid = ?, last_chunk_rowid = ? WHERE id = ?").run(first, last, document.id);
 }
 
-/** Removes a document's chunks; their keyword and vector rows go by trigger. */
+/** Removes a document's chunks; their vectors go by trigger. */
 export function deleteChunksOf(db: Db, documentId: string): void {
   db.query("DELETE FROM chunks WHERE document_id = ?").run(documentId);
+  db.query("UPDATE documents SET first_chunk_rowid = NULL, last_chunk_rowid = NULL WHERE id = ?").run(documentId);
 }

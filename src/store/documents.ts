@@ -29,12 +29,16 @@ export interface DocumentRow {
   storage_path: string | null;
   created_at: string;
   updated_at: string;
+  first_chunk_rowid: number | null;
+  last_chunk_rowid: number | null;
 }
 
-export type Document = Omit<DocumentRow, "metadata"> & { metadata: Record<string, unknown> };
+export type Document = Omit<DocumentRow, "metadata" | "first_chunk_rowid" | "last_chunk_rowid"> & { metadata: Record<string, unknown> };
 
+/** The document as the API shows it; the search index's chunk rowid range (migration 021) stays internal. */
 export function toDocument(row: DocumentRow): Document {
-  return { ...row, metadata: parseJsonObject(row.metadata) };
+  const { first_chunk_rowid: _first, last_chunk_rowid: _last, ...shown } = row;
+  return { ...shown, metadata: parseJsonObject(row.metadata) };
 }
 
 export function findDocumentRow(db: Db, id: string): DocumentRow | null {

@@ -114,7 +114,12 @@ score_threshold applies to the final score, after reranking.
 filter, top_k results come back whenever that many matching chunks exist.`;
 
 export function searchRoutes(ctx: AppContext) {
-  const service = new SearchService({ db: ctx.db, models: ctx.models, rerankTimeoutMs: ctx.config.rerankTimeoutMs });
+  const service = new SearchService({
+    db: ctx.db,
+    models: ctx.models,
+    rerankTimeoutMs: ctx.config.rerankTimeoutMs,
+    indexes: ctx.searchIndexes,
+  });
 
   return new Elysia({ prefix: "/knowledge-bases/:kb_id/search" })
     .use(authenticated(ctx))

@@ -5,8 +5,9 @@ import { core } from "./001_core.ts";
 import { ingestJobs } from "./010_ingest_jobs.ts";
 import { ingestTurns } from "./011_ingest_turns.ts";
 import { searchVersions } from "./020_search_versions.ts";
+import { searchLog } from "./021_search_log.ts";
 import { usage } from "./030_usage.ts";
 import { requestLog } from "./031_request_log.ts";
 import { webhookEvents } from "./032_webhook_events.ts";
 
-export const MIGRATIONS: Migration[] = [core, ingestJobs, ingestTurns, searchVersions, usage, requestLog, webhookEvents];
+export const MIGRATIONS: Migration[] = [core, ingestJobs, ingestTurns, searchVersions, searchLog, usage, requestLog, webhookEvents];

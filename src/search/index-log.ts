@@ -1,0 +1,35 @@
+// Reads the search index's change log (store/migrations/021_search_log.ts): the chunks written to and
+// deleted from a knowledge base, in commit order.
+import type { Db } from "../store/db.ts";
+
+export interface LogEntry {
+  seq: number;
+  rowid: number;
+  added: boolean;
+}
+
+/** Up to `limit` changes of the knowledge base after `afterSeq`, oldest first. */
+export function readLog(db: Db, kbId: string, afterSeq: number, limit: number): LogEntry[] {
+  return db
+    .query<{ seq: number; chunk_rowid: number; added: number }, [string, number, number]>(
+      "SELECT seq, chunk_rowid, added FROM search_log WHERE kb_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+    )
+    .all(kbId, afterSeq, limit)
+    .map((row) => ({ seq: row.seq, rowid: row.chunk_rowid, added: row.added === 1 }));
+}
+
+/** How many changes of the knowledge base follow `afterSeq`. */
+export function countLogAfter(db: Db, kbId: string, afterSeq: number): number {
+  return db.query<{ n: number }, [string, number]>("SELECT COUNT(*) AS n FROM search_log WHERE kb_id = ? AND seq > ?").get(kbId, afterSeq)!.n;
+}
+
+/** The newest change of the knowledge base (0 when none). */
+export function lastSeq(db: Db, kbId: string): number {
+  return db.query<{ seq: number | null }, [string]>("SELECT MAX(seq) AS seq FROM search_log WHERE kb_id = ?").get(kbId)?.seq ?? 0;
+}
+
+/** Forgets the changes and segments of knowledge bases that no longer exist. */
+export function trimDeletedKnowledgeBases(db: Db): void {
+  db.query("DELETE FROM search_log WHERE kb_id NOT IN (SELECT id FROM knowledge_bases)").run();
+  db.query("DELETE FROM search_segments WHERE kb_id NOT IN (SELECT id FROM knowledge_bases)").run();
+}

@@ -1,0 +1,40 @@
+// Keeps the change log and the segment folders consistent at startup. Publishing a segment trims the
+// log up to its watermark (recorded in search_segments), so if a segment folder is gone (deleted by
+// hand, a restored backup of the database alone) its knowledge base's chunks are logged again and the
+// index is rebuilt from them: the database stays the source of truth and nothing is lost.
+import type { Db } from "../store/db.ts";
+import { writeTx } from "../store/db.ts";
+import { latestSegment, removeStaleSegments } from "./segment-files.ts";
+
+/** Re-logs every chunk of the knowledge base and forgets its segment. Call inside a write transaction. */
+function relog(db: Db, dataDir: string, kbId: string): void {
+  db.query("DELETE FROM search_log WHERE kb_id = ?").run(kbId);
+  db.query("INSERT INTO search_log (kb_id, chunk_rowid, added) SELECT kb_id, rowid, 1 FROM chunks WHERE kb_id = ? ORDER BY rowid").run(kbId);
+  db.query("DELETE FROM search_segments WHERE kb_id = ?").run(kbId);
+  removeStaleSegments(dataDir, kbId, 0);
+}
+
+/** Re-logs the knowledge bases whose recorded segment is missing or older than recorded. */
+export function recoverSearchIndexes(db: Db, dataDir: string): void {
+  const recorded = db.query<{ kb_id: string; watermark: number }, []>("SELECT kb_id, watermark FROM search_segments").all();
+  const lost = recorded.filter((row) => (latestSegment(dataDir, row.kb_id)?.watermark ?? -1) < row.watermark);
+  if (lost.length > 0) writeTx(db, () => lost.forEach((row) => relog(db, dataDir, row.kb_id)));
+}
+
+/** Drops every segment and re-logs every chunk (after re-embedding: `quarry reindex`). */
+export function resetSearchIndexes(db: Db, dataDir: string): void {
+  writeTx(db, () => {
+    for (const { id } of db.query<{ id: string }, []>("SELECT id FROM knowledge_bases").all()) relog(db, dataDir, id);
+  });
+}
+
+/** Records a published segment and forgets the log rows it holds, in one transaction. */
+export function recordSegment(db: Db, kbId: string, watermark: number): void {
+  writeTx(db, () => {
+    db.query("INSERT INTO search_segments (kb_id, watermark) VALUES (?, ?) ON CONFLICT(kb_id) DO UPDATE SET watermark = excluded.watermark").run(
+      kbId,
+      watermark,
+    );
+    db.query("DELETE FROM search_log WHERE kb_id = ? AND seq <= ?").run(kbId, watermark);
+  });
+}

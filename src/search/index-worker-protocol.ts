@@ -1,0 +1,18 @@
+// Messages between the HTTP thread (segment-builds.ts) and the index worker (index-worker.ts).
+
+export interface IndexWorkerSettings {
+  dataDir: string;
+  databasePath: string;
+  dimension: number;
+  /** A knowledge base gets a new segment once this many changes, or `growth` × its segment size, piled up. */
+  minChanges: number;
+  growth: number;
+  /** How often the worker looks for piled-up changes on its own. */
+  pollMs: number;
+}
+
+export type ToIndexWorker = { type: "init"; settings: IndexWorkerSettings } | { type: "check" };
+
+export type FromIndexWorker =
+  | { type: "built"; kbId: string; dir: string; watermark: number; chunkCount: number; ms: number }
+  | { type: "error"; kbId: string | null; message: string };

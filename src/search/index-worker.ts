@@ -1,0 +1,84 @@
+// The index worker: a thread with its own database connection that builds knowledge bases' search
+// segments (segment-builder.ts) whenever enough changes piled up since their last one, then publishes
+// them, tells the HTTP thread, and forgets the log rows and folders the new segment makes obsolete.
+// Builds take seconds to minutes at a million chunks; none of it runs on the HTTP thread.
+import { openDatabase, type Db } from "../store/db.ts";
+import { prepareRuntime } from "../runtime/index.ts";
+import { countLogAfter, trimDeletedKnowledgeBases } from "./index-log.ts";
+import { recordSegment } from "./index-recovery.ts";
+import { buildSegment } from "./segment-builder.ts";
+import { latestSegment, removeDeletedKnowledgeBases, removeStaleSegments } from "./segment-files.ts";
+import type { FromIndexWorker, IndexWorkerSettings, ToIndexWorker } from "./index-worker-protocol.ts";
+
+declare const self: Worker;
+
+let settings: IndexWorkerSettings;
+let db: Db;
+let timer: Timer | undefined;
+
+function post(message: FromIndexWorker): void {
+  self.postMessage(message);
+}
+
+/** Knowledge bases whose changes since their segment call for a new one. */
+function dueKnowledgeBases(): string[] {
+  const pending = db.query<{ kb_id: string; n: number }, []>("SELECT kb_id, COUNT(*) AS n FROM search_log GROUP BY kb_id").all();
+  return pending
+    .filter((row) => row.n >= settings.minChanges)
+    .filter((row) => {
+      const segment = latestSegment(settings.dataDir, row.kb_id);
+      const changes = segment ? countLogAfter(db, row.kb_id, segment.watermark) : row.n;
+      return changes >= Math.max(settings.minChanges, settings.growth * (segment?.chunkCount ?? 0));
+    })
+    .map((row) => row.kb_id);
+}
+
+function build(kbId: string): void {
+  const started = performance.now();
+  const segment = buildSegment(db, settings.dataDir, kbId, settings.dimension);
+  removeStaleSegments(settings.dataDir, kbId, 2);
+  recordSegment(db, kbId, segment.watermark);
+  post({ type: "built", kbId, ...segment, ms: Math.round(performance.now() - started) });
+}
+
+function knowledgeBaseExists(kbId: string): boolean {
+  return db.query("SELECT 1 FROM knowledge_bases WHERE id = ?").get(kbId) !== null;
+}
+
+/** Removes what crashes and deletions left behind: unfinished builds, old segments, deleted KBs' data. */
+function sweep(): void {
+  trimDeletedKnowledgeBases(db);
+  removeDeletedKnowledgeBases(settings.dataDir, knowledgeBaseExists);
+  for (const { id } of db.query<{ id: string }, []>("SELECT id FROM knowledge_bases").all()) {
+    removeStaleSegments(settings.dataDir, id, 2);
+  }
+}
+
+function check(): void {
+  clearTimeout(timer);
+  try {
+    for (const kbId of dueKnowledgeBases()) {
+      try {
+        build(kbId);
+      } catch (error) {
+        post({ type: "error", kbId, message: (error as Error).message });
+      }
+    }
+  } catch (error) {
+    post({ type: "error", kbId: null, message: (error as Error).message });
+  }
+  timer = setTimeout(check, settings.pollMs);
+}
+
+self.onmessage = async (event: MessageEvent<ToIndexWorker>) => {
+  const message = event.data;
+  if (message.type === "init") {
+    settings = message.settings;
+    await prepareRuntime(settings.dataDir);
+    db = openDatabase(settings.databasePath, { migrate: false });
+    sweep();
+    check();
+  } else if (message.type === "check" && db) {
+    check();
+  }
+};

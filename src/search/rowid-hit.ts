@@ -1,0 +1,13 @@
+/** A chunk found by a search side, by its rowid, with that side's raw score (higher is better). */
+export interface RowidHit {
+  rowid: number;
+  score: number;
+}
+
+/** The `limit` best of several best-first lists. */
+export function mergeHits(lists: RowidHit[][], limit: number): RowidHit[] {
+  return lists
+    .flat()
+    .sort((a, b) => b.score - a.score || a.rowid - b.rowid)
+    .slice(0, limit);
+}

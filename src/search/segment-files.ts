@@ -1,0 +1,81 @@
+// Where a knowledge base's search segments live: <data>/indexes/<kb_id>/<watermark>/ with keyword/,
+// vector/ and manifest.json. A segment is built in a temporary folder beside them and published by
+// renaming it, so a folder named by a number is always complete; everything else is debris of a crash.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export interface SegmentManifest {
+  /** The last search_log seq the segment contains. */
+  watermark: number;
+  chunkCount: number;
+  builtAt: string;
+}
+
+export interface PublishedSegment extends SegmentManifest {
+  dir: string;
+}
+
+const PUBLISHED = /^\d+$/;
+
+export function indexesDir(dataDir: string): string {
+  return join(dataDir, "indexes");
+}
+
+function kbDir(dataDir: string, kbId: string): string {
+  return join(indexesDir(dataDir), kbId);
+}
+
+/** The knowledge base's newest published segment, or null. */
+export function latestSegment(dataDir: string, kbId: string): PublishedSegment | null {
+  const dir = kbDir(dataDir, kbId);
+  if (!existsSync(dir)) return null;
+  const newest = readdirSync(dir)
+    .filter((name) => PUBLISHED.test(name))
+    .map(Number)
+    .sort((a, b) => b - a)[0];
+  if (newest === undefined) return null;
+  const segmentDir = join(dir, String(newest));
+  const manifest = JSON.parse(readFileSync(join(segmentDir, "manifest.json"), "utf8")) as SegmentManifest;
+  return { ...manifest, dir: segmentDir };
+}
+
+/** A fresh, empty folder to build the knowledge base's next segment in. */
+export function segmentWorkDir(dataDir: string, kbId: string): string {
+  const dir = join(kbDir(dataDir, kbId), `building-${process.pid}-${Date.now()}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/** Writes the manifest and renames the work folder into place; returns the published folder. */
+export function publishSegment(dataDir: string, kbId: string, workDir: string, manifest: SegmentManifest): string {
+  writeFileSync(join(workDir, "manifest.json"), JSON.stringify(manifest), { mode: 0o600 });
+  const dir = join(kbDir(dataDir, kbId), String(manifest.watermark));
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(workDir, dir);
+  return dir;
+}
+
+/**
+ * Removes the knowledge base's unfinished builds and all but its `keep` newest segments. Keeping the one
+ * before the newest spares a search that just picked it from finding it gone before opening it.
+ */
+export function removeStaleSegments(dataDir: string, kbId: string, keep: number): void {
+  const dir = kbDir(dataDir, kbId);
+  if (!existsSync(dir)) return;
+  const names = readdirSync(dir);
+  const kept = new Set(
+    names
+      .filter((name) => PUBLISHED.test(name))
+      .sort((a, b) => Number(b) - Number(a))
+      .slice(0, keep),
+  );
+  for (const name of names) if (!kept.has(name)) rmSync(join(dir, name), { recursive: true, force: true });
+}
+
+/** Removes the folders of knowledge bases that no longer exist. */
+export function removeDeletedKnowledgeBases(dataDir: string, exists: (kbId: string) => boolean): void {
+  const root = indexesDir(dataDir);
+  if (!existsSync(root)) return;
+  for (const kbId of readdirSync(root)) if (!exists(kbId)) rmSync(join(root, kbId), { recursive: true, force: true });
+}

@@ -1,0 +1,123 @@
+// The on-disk search segments (search/index-worker.ts, kb-index.ts): with a low build threshold the index
+// worker folds a knowledge base into a segment; searches then read the segment plus the changes since
+// (deletions hidden, additions found), answer the same after a restart without rebuilding, and survive
+// the segment folder being lost. All through the HTTP API with the real model.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { addDocs, createKb, docNames, search, TOPICS, type SearchKb, type TextDoc } from "./search-helpers.ts";
+
+const ENV = { QUARRY_SEGMENT_MIN_CHANGES: "5", QUARRY_LIMITS: "off" };
+const FILLERS: TextDoc[] = [
+  "Lighthouses guide ships along rocky coasts with rotating lamps and foghorns.",
+  "A violin has four strings tuned in fifths and is played with a horsehair bow.",
+  "Honeybees communicate the direction of flowers through a waggle dance in the hive.",
+  "Marathon runners train for months, building endurance with long slow runs.",
+  "Chess openings such as the Sicilian Defence shape the middlegame battle.",
+  "Origami folds a single square of paper into cranes, boxes and flowers.",
+  "Submarines dive by flooding ballast tanks and surface by blowing them with air.",
+].map((text, i) => ({ name: `filler-${i}`, text }));
+
+let dataDir: string;
+let server: TestServer;
+let kb: SearchKb;
+
+function segments(kbId: string): string[] {
+  const dir = join(dataDir, "indexes", kbId);
+  return existsSync(dir) ? readdirSync(dir).filter((name) => /^\d+$/.test(name)).sort() : [];
+}
+
+async function waitForSegment(kbId: string): Promise<void> {
+  for (let waited = 0; waited < 60_000; waited += 200) {
+    if (segments(kbId).length > 0) return;
+    await Bun.sleep(200);
+  }
+  throw new Error("no segment was built");
+}
+
+async function restart(): Promise<void> {
+  await server.stop();
+  server = await startTestServer({ dataDir, env: ENV });
+}
+
+/** Result chunk ids of a few queries in every mode, filtered and not. */
+async function snapshot(): Promise<string[][]> {
+  const out: string[][] = [];
+  for (const mode of ["vector", "keyword", "hybrid"]) {
+    for (const query of ["volcano eruption lava", "bread dough oven", "ships at sea"]) {
+      for (const filter of [undefined, { topic: { $eq: "geology" } }]) {
+        const data = await search(server, kb, { query, mode, filter, top_k: 5, rerank: false });
+        out.push(data.results.map((r) => r.chunk_id));
+      }
+    }
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "quarry-segments-"));
+  server = await startTestServer({ dataDir, env: ENV });
+  kb = await createKb(server);
+  await addDocs(server, kb, [...TOPICS, ...FILLERS]);
+  await waitForSegment(kb.kbId);
+});
+
+afterAll(async () => {
+  await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test("a knowledge base folded into a segment is searched in every mode, with filters", async () => {
+  for (const mode of ["vector", "keyword", "hybrid"]) {
+    const data = await search(server, kb, { query: "volcano eruption lava", mode, rerank: false });
+    expect(docNames(kb, data.results)[0]).toBe("volcano");
+    expect(data.usage.chunks_searched).toBe(12);
+    const filtered = await search(server, kb, { query: "golden crust", mode, rerank: false, filter: { topic: { $eq: "geology" } } });
+    expect(docNames(kb, filtered.results)).toEqual(["volcano"]);
+    expect(filtered.usage.chunks_searched).toBe(1);
+  }
+});
+
+test("deleted documents disappear from the segment's results; new ones are found beside it", async () => {
+  const before = segments(kb.kbId);
+  const del = await server.request("DELETE", `/v1/knowledge-bases/${kb.kbId}/documents/${kb.docs.baking}`, { token: kb.account.apiKey });
+  expect(del.status).toBe(200);
+  await addDocs(server, kb, [{ name: "glacier", text: "Glaciers carve valleys as the ice slowly flows downhill under its own weight." }]);
+  for (const mode of ["vector", "keyword", "hybrid"]) {
+    const bread = await search(server, kb, { query: "sourdough bread dough oven", mode, rerank: false, top_k: 50 });
+    expect(docNames(kb, bread.results)).not.toContain("baking");
+    expect(bread.usage.chunks_searched).toBe(12);
+    const ice = await search(server, kb, { query: "glaciers carve valleys of ice", mode, rerank: false });
+    expect(docNames(kb, ice.results)[0]).toBe("glacier");
+  }
+  // Two changes stay below the build threshold: the same segment still serves, with the changes in memory.
+  expect(segments(kb.kbId)).toEqual(before);
+});
+
+test("after a restart the same searches give the same results, from the same segment", async () => {
+  const before = await snapshot();
+  const built = segments(kb.kbId);
+  await restart();
+  expect(await snapshot()).toEqual(before);
+  expect(segments(kb.kbId)).toEqual(built);
+});
+
+test("a lost segment folder is rebuilt from the database: nothing goes missing", async () => {
+  const before = await snapshot();
+  await server.stop();
+  rmSync(join(dataDir, "indexes"), { recursive: true, force: true });
+  server = await startTestServer({ dataDir, env: ENV });
+  expect(await snapshot()).toEqual(before);
+  await waitForSegment(kb.kbId);
+  expect(await snapshot()).toEqual(before);
+});
+
+test("a deleted knowledge base's segments are removed", async () => {
+  const del = await server.request("DELETE", `/v1/knowledge-bases/${kb.kbId}`, { token: kb.account.apiKey });
+  expect(del.status).toBe(200);
+  await restart();
+  for (let waited = 0; waited < 10_000 && existsSync(join(dataDir, "indexes", kb.kbId)); waited += 200) await Bun.sleep(200);
+  expect(existsSync(join(dataDir, "indexes", kb.kbId))).toBe(false);
+});
