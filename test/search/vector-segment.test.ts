@@ -123,10 +123,14 @@ test("an incremental build (base + removed + added) holds the same chunks and an
   for (const rowid of added.slice(0, 50)) {
     expect(next.search(vectors[rowids.indexOf(rowid)], null, next.count, 1)[0].rowid).toBe(rowid);
   }
-  // With most of the base removed, the graph is rebuilt rather than patched.
-  const sweep = writeVectorSegment(join(root, "sweep"), [], DIMENSION, { segment: base, removed: rowids.slice(0, COUNT / 2) });
-  expect(sweep.incremental).toBe(false);
-  expect(VectorSegment.open(join(root, "sweep"), DIMENSION).search(queries[0], null, COUNT, 10)).toHaveLength(10);
+  // Once the deletions patched into a graph pass a fifth of it, the next update builds it anew.
+  expect(next.graphRemovals).toBe(removed.length);
+  const more = rowids.filter((_, i) => i % 10 === 4);
+  const sweep = writeVectorSegment(join(root, "sweep"), [], DIMENSION, { segment: next, removed: more });
+  expect(sweep).toEqual({ count: next.count - more.length, incremental: false });
+  const swept = VectorSegment.open(join(root, "sweep"), DIMENSION);
+  expect(swept.graphRemovals).toBe(0);
+  expect(swept.search(queries[0], null, COUNT, 10)).toHaveLength(10);
 }, 120_000);
 
 test("an empty segment opens and finds nothing; rows out of rowid order are refused", () => {

@@ -22,11 +22,12 @@ export interface SegmentMeta {
   format: typeof FORMAT;
   dimension: number;
   count: number;
+  /** Chunks deleted from the graph since it was last built anew (deleted nodes still cost search time). */
+  graphRemovals: number;
 }
 
-export function writeMeta(dir: string, dimension: number, count: number): void {
-  const meta: SegmentMeta = { format: FORMAT, dimension, count };
-  writeFileSync(join(dir, SEGMENT_FILES.meta), JSON.stringify(meta));
+export function writeMeta(dir: string, meta: Omit<SegmentMeta, "format">): void {
+  writeFileSync(join(dir, SEGMENT_FILES.meta), JSON.stringify({ format: FORMAT, ...meta } satisfies SegmentMeta));
 }
 
 export function readMeta(dir: string, dimension: number): SegmentMeta {

@@ -29,7 +29,7 @@ export interface SegmentBuild {
   incremental: boolean;
 }
 
-/** Above this share of removed chunks the base's graph is rebuilt: deleted nodes still cost search time. */
+/** Past this many deletions (as a share of the base) since the graph was built, it is built anew. */
 const MAX_REMOVED_SHARE = 0.2;
 /** Rows quantized, written and added to the graph at a time. */
 const BATCH = 8192;
@@ -106,12 +106,12 @@ export function writeVectorSegment(dir: string, rows: Iterable<VectorRow>, dimen
   mkdirSync(dir, { recursive: true });
   const removed = new Set(base?.removed ?? []);
   const old = base?.segment;
-  const kept = old ? old.count - [...removed].filter((rowid) => old.slotOf(rowid) >= 0).length : 0;
-  const incremental = !!old && old.count > 0 && kept >= (1 - MAX_REMOVED_SHARE) * old.count;
+  const gone = old ? [...removed].filter((rowid) => old.slotOf(rowid) >= 0) : [];
+  const graphRemovals = old ? old.graphRemovals + gone.length : 0;
+  const incremental = !!old && old.count > 0 && graphRemovals <= MAX_REMOVED_SHARE * old.count;
   const graph = newHnsw(dimension);
   if (incremental) {
     graph.load(join(old.dir, SEGMENT_FILES.hnsw));
-    const gone = [...removed].filter((rowid) => old.slotOf(rowid) >= 0);
     if (gone.length > 0) graph.remove(BigUint64Array.from(gone, BigInt));
   }
   const writer = new SlotWriter(dir, dimension, graph);
@@ -136,6 +136,6 @@ export function writeVectorSegment(dir: string, rows: Iterable<VectorRow>, dimen
     writer.close();
   }
   if (writer.count > 0) graph.save(join(dir, SEGMENT_FILES.hnsw));
-  writeMeta(dir, dimension, writer.count);
+  writeMeta(dir, { dimension, count: writer.count, graphRemovals: incremental ? graphRemovals : 0 });
   return { count: writer.count, incremental };
 }

@@ -52,6 +52,8 @@ export class VectorSegment {
     readonly dimension: number,
     private hnsw: Hnsw | null,
     private readonly tuning: SearchTuning,
+    /** SegmentMeta.graphRemovals. */
+    readonly graphRemovals: number,
     /** The mapped side files (read-only): rowid, codes and scale by slot. */
     readonly rowids: Int32Array,
     readonly codes: Int8Array,
@@ -59,8 +61,8 @@ export class VectorSegment {
   ) {}
 
   static open(dir: string, dimension: number, tuning = SEARCH_TUNING): VectorSegment {
-    const { count } = readMeta(dir, dimension);
-    if (count === 0) return new VectorSegment(dir, dimension, null, tuning, new Int32Array(0), new Int8Array(0), new Float32Array(0));
+    const { count, graphRemovals } = readMeta(dir, dimension);
+    if (count === 0) return new VectorSegment(dir, dimension, null, tuning, 0, new Int32Array(0), new Int8Array(0), new Float32Array(0));
     const hnswPath = join(dir, SEGMENT_FILES.hnsw);
     if (!existsSync(hnswPath)) throw new Error(`Vector segment ${dir} has no ${SEGMENT_FILES.hnsw}`);
     const hnsw = newHnsw(dimension);
@@ -70,6 +72,7 @@ export class VectorSegment {
       dimension,
       hnsw,
       tuning,
+      graphRemovals,
       mapped(dir, SEGMENT_FILES.rowids, count, Int32Array, 1),
       mapped(dir, SEGMENT_FILES.codes, count, Int8Array, dimension),
       mapped(dir, SEGMENT_FILES.scales, count, Float32Array, 1),

@@ -1,0 +1,237 @@
+// Search at scale (issue 10): one knowledge base of BENCH_CHUNKS chunks (default 1,000,000) on this machine.
+//
+//   npm run bench:scale
+//   BENCH_CHUNKS=200000 BENCH_DATA_DIR=/tmp/quarry-scale npm run bench:scale   (keeps and reuses the data)
+//   BENCH_REQUESTS=200 (per latency cell)
+//
+// Data: the chunks are written straight into the database (bench-server.ts): ~90-word windows of the
+// evaluation corpora, 20 chunks a document, metadata {group: 0–99}. Vectors are clustered like real
+// embeddings: 2,000 anchors are real embeddings (default model) of corpus passages, and each chunk's vector
+// is an anchor plus Gaussian noise (cosine ≈ 0.85 to its anchor), so neighbourhoods look like a real corpus
+// rather than uniform random points (the worst case for any ANN index).
+//
+// Steps: write the data (unless kept) → start the server, whose index worker builds the segment, while a
+// probe GETs /api/health every 10 ms (longest stall) → restart, time to the first search answer → latency
+// per mode, 1 and 8 clients, no filter and a 1 % filter → vector recall@10 against exact search over the
+// regenerated vectors → memory. Prints a table and a final JSON line.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadModels } from "../../src/models/load.ts";
+import { call, corpusWords, evalQueries, fillKnowledgeBase, measureSearches, memoryOf, percentile, ROOT, startServer, waitForSegment } from "./bench-server.ts";
+
+const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 1_000_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+const KEEP = process.env.BENCH_DATA_DIR;
+const ANCHORS = 2_000;
+const NOISE = 0.027;
+const RECALL_QUERIES = 40;
+
+interface State {
+  chunks: number;
+  kbId: string;
+  token: string;
+}
+
+/** A deterministic Gaussian stream per chunk (xorshift + Box-Muller), so vectors can be regenerated. */
+function noise(i: number, out: Float32Array): void {
+  let s = (i + 1) * 2654435761;
+  const next = () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return ((s >>> 0) + 1) / 4294967297;
+  };
+  for (let d = 0; d < out.length; d += 2) {
+    const r = Math.sqrt(-2 * Math.log(next()));
+    const t = 2 * Math.PI * next();
+    out[d] = r * Math.cos(t);
+    if (d + 1 < out.length) out[d + 1] = r * Math.sin(t);
+  }
+}
+
+function clusteredVector(anchors: Float32Array[], i: number, dimension: number): Float32Array {
+  const v = new Float32Array(dimension);
+  noise(i, v);
+  const anchor = anchors[i % anchors.length];
+  let norm = 0;
+  for (let d = 0; d < dimension; d++) {
+    v[d] = anchor[d] + NOISE * v[d];
+    norm += v[d] * v[d];
+  }
+  norm = Math.sqrt(norm);
+  for (let d = 0; d < dimension; d++) v[d] /= norm;
+  return v;
+}
+
+async function embedder() {
+  const models = await loadModels({ modelsDir: join(ROOT, "models"), embedModel: "use-lite", rerankModel: null });
+  return models.embedder;
+}
+
+/** Real embeddings of corpus passages, cached in the data dir. */
+async function anchorVectors(dataDir: string, words: string[]): Promise<Float32Array[]> {
+  const cache = join(dataDir, "bench-anchors.f32");
+  const model = await embedder();
+  try {
+    const dimension = model.dimension;
+    if (!existsSync(cache)) {
+      const texts = Array.from({ length: ANCHORS }, (_, a) => words.slice(a * 90, a * 90 + 90).join(" "));
+      const flat = new Float32Array(ANCHORS * dimension);
+      for (let a = 0; a < ANCHORS; a += 32) {
+        const { vectors } = await model.embed(texts.slice(a, a + 32), "passage");
+        vectors.forEach((v, j) => flat.set(v, (a + j) * dimension));
+      }
+      writeFileSync(cache, flat);
+    }
+    const flat = new Float32Array(readFileSync(cache).buffer.slice(0));
+    return Array.from({ length: ANCHORS }, (_, a) => flat.subarray(a * dimension, (a + 1) * dimension));
+  } finally {
+    await model.close();
+  }
+}
+
+async function prepare(dataDir: string, anchors: Float32Array[], words: string[]): Promise<State> {
+  const stateFile = join(dataDir, "bench-state.json");
+  if (existsSync(stateFile)) {
+    const state = JSON.parse(readFileSync(stateFile, "utf8")) as State;
+    if (state.chunks === CHUNKS) return state;
+    throw new Error(`${dataDir} holds ${state.chunks} chunks, not ${CHUNKS}: use another BENCH_DATA_DIR`);
+  }
+  const server = await startServer(dataDir);
+  const signup = await call(server.url, "/auth/signup", { email: "bench@scale.local", password: "bench-password" });
+  const token: string = signup.data.api_key;
+  const kb = await call(server.url, "/v1/knowledge-bases", { name: "scale" }, token);
+  await server.stop();
+  const started = performance.now();
+  fillKnowledgeBase(
+    dataDir,
+    { accountId: signup.data.account.id, kbId: kb.data.id, chunks: CHUNKS, chunksPerDocument: 20, chunkWords: 90, vector: (i, d) => clusteredVector(anchors, i, d) },
+    words,
+    (n) => n % 100_000 < 2000 && console.error(`  written ${n} chunks (${((performance.now() - started) / 1000).toFixed(0)} s)`),
+  );
+  const state = { chunks: CHUNKS, kbId: kb.data.id, token };
+  writeFileSync(stateFile, JSON.stringify(state));
+  return state;
+}
+
+/** GETs /api/health every 10 ms until stopped; the longest answer is the longest stall of the HTTP thread. */
+function probe(url: string) {
+  let running = true;
+  const latencies: number[] = [];
+  const done = (async () => {
+    while (running) {
+      const t = performance.now();
+      await fetch(`${url}/health`);
+      latencies.push(performance.now() - t);
+      await Bun.sleep(10);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await done;
+      latencies.sort((a, b) => a - b);
+      return { count: latencies.length, p95: percentile(latencies, 95), max: latencies.at(-1) ?? 0 };
+    },
+  };
+}
+
+/** Exact cosine top 10 of each query over the regenerated vectors. */
+function exactTop10(queries: Float32Array[], anchors: Float32Array[], dimension: number): number[][] {
+  const best = queries.map(() => [] as { i: number; s: number }[]);
+  for (let i = 0; i < CHUNKS; i++) {
+    const v = clusteredVector(anchors, i, dimension);
+    for (let q = 0; q < queries.length; q++) {
+      let s = 0;
+      const query = queries[q];
+      for (let d = 0; d < dimension; d++) s += query[d] * v[d];
+      const list = best[q];
+      if (list.length < 10 || s > list[list.length - 1].s) {
+        list.push({ i, s });
+        list.sort((a, b) => b.s - a.s);
+        if (list.length > 10) list.pop();
+      }
+    }
+  }
+  return best.map((list) => list.map((x) => x.i));
+}
+
+/** The written-chunk number of a chunk id made by fillKnowledgeBase (chk_bench<kb><doc>x<index>). */
+function chunkNumber(kbId: string, chunkId: string): number {
+  const [doc, index] = chunkId.slice(`chk_bench${kbId.slice(3)}`.length).split("x").map(Number);
+  return doc * 20 + index;
+}
+
+async function main() {
+  const dataDir = KEEP ?? mkdtempSync(join(tmpdir(), "quarry-bench-scale-"));
+  mkdirSync(dataDir, { recursive: true });
+  const words = corpusWords();
+  const anchors = await anchorVectors(dataDir, words);
+  const dimension = anchors[0].length;
+  let t = performance.now();
+  const state = await prepare(dataDir, anchors, words);
+  const writeSeconds = (performance.now() - t) / 1000;
+  const queries = evalQueries();
+  const result: Record<string, unknown> = { chunks: CHUNKS };
+  try {
+    // 1. Build the segment (or find it built) while probing the HTTP thread.
+    let server = await startServer(dataDir);
+    let stall = probe(server.url);
+    const buildMs = await waitForSegment(dataDir, state.kbId, CHUNKS);
+    result.build = { wait_s: +(buildMs / 1000).toFixed(1), probe: await stall.stop(), write_s: +writeSeconds.toFixed(1) };
+    await server.stop();
+
+    // 2. Restart: time to the first answers.
+    t = performance.now();
+    server = await startServer(dataDir);
+    const listening = performance.now() - t;
+    const first: Record<string, number> = {};
+    for (const mode of ["keyword", "vector", "hybrid"]) {
+      const s = performance.now();
+      await call(server.url, `/v1/knowledge-bases/${state.kbId}/search`, { query: queries[0], mode, rerank: false }, state.token);
+      first[mode] = +(performance.now() - s).toFixed(1);
+    }
+    result.restart = { listening_ms: +listening.toFixed(0), first_search_ms: first, first_answer_after_spawn_ms: +(listening + first.keyword).toFixed(0) };
+
+    // 3. Latency, with a probe for stalls.
+    stall = probe(server.url);
+    const latency: Record<string, unknown>[] = [];
+    console.log(`\n${CHUNKS} chunks, ${REQUESTS} requests per row, rerank off; latency in ms as seen by the HTTP client\n`);
+    console.log("| mode | filter | clients | p50 | p95 | p99 | queries/s |");
+    console.log("|---|---|---|---|---|---|---|");
+    for (const mode of ["keyword", "vector", "hybrid"]) {
+      for (const [filterName, filter] of [["none", undefined], ["1 %", { group: { $eq: 7 } }]] as const) {
+        for (const clients of [1, 8]) {
+          const r = await measureSearches(server.url, state.token, state.kbId, queries, { mode, rerank: false, filter }, clients, REQUESTS);
+          console.log(`| ${mode} | ${filterName} | ${clients} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.qps.toFixed(0)} |`);
+          latency.push({ mode, filter: filterName, clients, p50: +r.p50.toFixed(1), p95: +r.p95.toFixed(1), qps: +r.qps.toFixed(0) });
+        }
+      }
+    }
+    result.latency = latency;
+    result.health_probe_during_searches = await stall.stop();
+
+    // 4. Vector recall@10 of the API against exact search.
+    const model = await embedder();
+    const recallQueries = queries.slice(0, RECALL_QUERIES);
+    const { vectors } = await model.embed(recallQueries, "query");
+    await model.close();
+    const exact = exactTop10(vectors, anchors, dimension);
+    let found = 0;
+    for (const [q, query] of recallQueries.entries()) {
+      const data = await call(server.url, `/v1/knowledge-bases/${state.kbId}/search`, { query, mode: "vector", rerank: false, top_k: 10 }, state.token);
+      const got = new Set((data.data.results as { chunk_id: string }[]).map((r) => chunkNumber(state.kbId, r.chunk_id)));
+      found += exact[q].filter((i) => got.has(i)).length;
+    }
+    result.vector_recall_at_10 = +(found / (10 * recallQueries.length)).toFixed(3);
+    result.memory = memoryOf(server.pid);
+    await server.stop();
+  } finally {
+    if (!KEEP) rmSync(dataDir, { recursive: true, force: true });
+  }
+  console.log(`\n${JSON.stringify(result, null, 2)}`);
+  console.log(JSON.stringify(result));
+}
+
+await main();
