@@ -1,0 +1,260 @@
+// Hostile documents over HTTP (issue 9): zip bombs fail their own document with a clear message
+// while the server stays small and keeps working; pathological Markdown lines ingest (they took
+// time quadratic in the line length); a .docx is billed the pages its content fills, whatever its
+// docProps say; a spreadsheet with __proto__ names cannot pollute Object.prototype.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { constants, deflateRawSync } from "node:zlib";
+import JSZip from "jszip";
+import { parseDocument } from "../../src/ingest/parsers/index.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { SHARED_SAMPLES_DIR } from "../fixtures.ts";
+import { allChunks, ingest, upload, workspace, type Workspace } from "./ingest-helpers.ts";
+
+const MB = 1024 * 1024;
+let server: TestServer;
+let ws: Workspace;
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { QUARRY_LIMITS: "off" } });
+  ws = await workspace(server);
+});
+afterAll(() => server.stop());
+
+/**
+ * Raw deflate data for `megabytes` MB of spaces, about 1 KB per MB: one 16 MB block compressed
+ * with a full flush (so copies can follow each other), repeated, then an empty final block.
+ */
+function deflatedSpaces(megabytes: number): Buffer {
+  const block = deflateRawSync(Buffer.alloc(16 * MB, 0x20), { level: 9, finishFlush: constants.Z_FULL_FLUSH });
+  return Buffer.concat([...Array<Buffer>(Math.ceil(megabytes / 16)).fill(block), Buffer.from([0x03, 0x00])]);
+}
+
+interface RawEntry {
+  name: string;
+  /** The bytes as stored: deflated for method 8, as is for method 0. */
+  data: Buffer;
+  method: 0 | 8;
+  /** Declared uncompressed size, which may lie. */
+  declaredSize: number;
+}
+
+/** A zip written byte by byte, so the headers can declare whatever sizes a bomb's author chooses (CRCs left 0). */
+function rawZip(entries: RawEntry[]): Uint8Array<ArrayBuffer> {
+  const parts: Buffer[] = [];
+  const directory: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const name = Buffer.from(entry.name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(entry.method, 8);
+    local.writeUInt32LE(entry.data.length, 18);
+    local.writeUInt32LE(entry.declaredSize, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(entry.method, 10);
+    central.writeUInt32LE(entry.data.length, 20);
+    central.writeUInt32LE(entry.declaredSize, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    parts.push(local, name, entry.data);
+    directory.push(central, name);
+    offset += local.length + name.length + entry.data.length;
+  }
+  const directoryBytes = Buffer.concat(directory);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directoryBytes.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return new Uint8Array(Buffer.concat([...parts, directoryBytes, end]));
+}
+
+const stored = (name: string, text: string): RawEntry => ({ name, data: Buffer.from(text), method: 0, declaredSize: Buffer.byteLength(text) });
+/** A part inflating to `megabytes` MB (a multiple of 16); its header declares 1,000 bytes unless `honest`. */
+const bomb = (name: string, megabytes: number, honest = false): RawEntry =>
+  ({ name, data: deflatedSpaces(megabytes), method: 8, declaredSize: honest ? megabytes * MB : 1000 });
+
+/** Peak resident memory of this process (the test server runs in it), from /proc. */
+function peakRssBytes(): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+  return Number(match![1]) * 1024;
+}
+
+async function expectFailed(file: File, message: string) {
+  const doc = await ingest(server, ws, file);
+  expect({ status: doc.status, error: doc.error_detail }).toEqual({ status: "failed", error: message });
+  return doc;
+}
+
+describe("zip bombs", () => {
+  test("a docx whose document.xml inflates to 2 GB (declared 1,000 bytes) fails; memory stays far below that", async () => {
+    const file = new File([rawZip([stored("[Content_Types].xml", "<Types/>"), bomb("word/document.xml", 2048)])], "bomb.docx");
+    expect(file.size).toBeLessThan(3 * MB);
+    await expectFailed(file, "A part of the file (word/document.xml) decompresses to more than 100 MB; it looks like a zip bomb");
+    expect(peakRssBytes()).toBeLessThan(1024 * MB);
+  });
+
+  test("a pptx with a 1 GB slide fails the same way", async () => {
+    const file = new File([rawZip([stored("ppt/presentation.xml", "<p:presentation/>"), bomb("ppt/slides/slide1.xml", 1024)])], "bomb.pptx");
+    await expectFailed(file, "A part of the file (ppt/slides/slide1.xml) decompresses to more than 100 MB; it looks like a zip bomb");
+  });
+
+  test("an xlsx of parts under the part limit that add up past the file limit fails", async () => {
+    // Honest sizes: a part that inflates past its declared size is rejected as damaged once read to the end.
+    const parts = [1, 2, 3].map((n) => bomb(`xl/worksheets/sheet${n}.xml`, 80, true));
+    await expectFailed(new File([rawZip(parts)], "bomb.xlsx"), "The file decompresses to more than 200 MB; it looks like a zip bomb");
+  });
+
+  test("a package of more than 10,000 parts fails before they are read", async () => {
+    const entries = Array.from({ length: 10_001 }, (_, i) => stored(`ppt/slides/slide${i}.xml`, "<p:sld/>"));
+    await expectFailed(new File([rawZip(entries)], "parts.pptx"), "The file has more than 10000 parts; it looks like a zip bomb");
+  });
+
+  test("the server keeps working after the bombs", async () => {
+    const doc = await ingest(server, ws, new File(["Bees fan their wings to cool the hive."], "after.txt"));
+    expect(doc.status).toBe("ready");
+    expect(peakRssBytes()).toBeLessThan(1024 * MB);
+  });
+});
+
+describe("pathological Markdown lines", () => {
+  /** All chunk texts of a ready document, joined. */
+  async function ingestedText(file: File): Promise<{ doc: any; text: string }> {
+    const doc = await ingest(server, ws, file);
+    expect({ status: doc.status, error: doc.error_detail }).toEqual({ status: "ready", error: null });
+    const chunks = await allChunks(server, ws, doc.id);
+    expect(chunks.length).toBe(doc.chunk_count);
+    return { doc, text: chunks.map((chunk) => chunk.text).join(" ") };
+  }
+
+  test("an 80,000-character line full of inline syntax and unclosed delimiters", async () => {
+    const unit = "Bees *gather* nectar from [clover](https://example.com/clover) and **store** it as `honey` [ while * and ** stay open. ";
+    const line = `${unit.repeat(Math.ceil(80_000 / unit.length))}The hive rests at dusk.`;
+    expect(line.length).toBeGreaterThanOrEqual(80_000);
+    const { doc, text } = await ingestedText(new File([line], "long-line.md"));
+    expect(doc.chunk_count).toBeGreaterThan(1);
+    expect(text).toContain("Bees gather nectar from clover and store it as honey [ while * and ** stay open.");
+    expect(text).toContain("The hive rests at dusk.");
+    expect(text).not.toContain("example.com");
+    expect(text).not.toContain("*gather*");
+  });
+
+  test("a 1 MB line of unclosed brackets and inline tags", async () => {
+    const unit = "[<b></b><i></i><em></em><span></span> ";
+    const line = `Worker bees build wax combs. ${unit.repeat(Math.ceil(MB / unit.length))}The queen lays the eggs.`;
+    const { text } = await ingestedText(new File([line], "brackets.md"));
+    expect(text).toContain("Worker bees build wax combs. [ [ [");
+    expect(text).toContain("[ [ The queen lays the eggs.");
+    expect(text).not.toContain("<b>");
+  });
+});
+
+describe(".docx page count from the content", () => {
+  const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
+  const paragraph = (text: string, extra = "") => `<w:p>${extra}<w:r><w:t xml:space="preserve">${text}</w:t></w:r></w:p>`;
+  const pageBreak = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
+
+  /** A minimal Word package whose docProps/app.xml claims one page. */
+  async function docx(body: string): Promise<File> {
+    const zip = new JSZip();
+    zip.file("[Content_Types].xml", '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+      '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
+      '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>');
+    zip.file("_rels/.rels", '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+      '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/>' +
+      '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/extended-properties" Target="docProps/app.xml"/></Relationships>');
+    zip.file("docProps/app.xml", '<?xml version="1.0"?><Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"><Pages>1</Pages></Properties>');
+    zip.file("word/document.xml", `<?xml version="1.0"?><w:document ${W}><w:body>${body}</w:body></w:document>`);
+    return new File([new Uint8Array(await zip.generateAsync({ type: "uint8array", compression: "DEFLATE" }))], "claims-one-page.docx");
+  }
+
+  /** Waits until parsing has set page_count (before the long embedding step), then deletes the document. */
+  async function parsedPageCount(file: File): Promise<number> {
+    const res = await upload(server, ws, file);
+    expect(res.status).toBe(202);
+    const path = `${ws.docs}/${res.body.data.id}`;
+    for (;;) {
+      const doc = (await server.request("GET", path, { token: ws.account.apiKey })).body.data;
+      expect(doc.status).not.toBe("failed");
+      if (doc.page_count !== null) {
+        await server.request("DELETE", path, { token: ws.account.apiKey });
+        return doc.page_count;
+      }
+      await Bun.sleep(100);
+    }
+  }
+
+  test("1 MB of text in a file that claims <Pages>1</Pages> counts a page per 2,400 characters", async () => {
+    const text = "Bees communicate the direction of flowers with a waggle dance. ".repeat(40); // 2,520 characters
+    expect(await parsedPageCount(await docx(paragraph(text).repeat(416)))).toBe(Math.ceil((416 * text.length) / 2400));
+  }, 120_000);
+
+  test("explicit page breaks and section breaks start pages; continuous sections do not", async () => {
+    const section = (type: string) => `<w:p><w:pPr><w:sectPr><w:type w:val="${type}"/></w:sectPr></w:pPr></w:p>`;
+    const body = [
+      paragraph("Spring inspection."), pageBreak,
+      paragraph("Summer honey flow."), section("nextPage"),
+      paragraph("Autumn feeding.", "<w:pPr><w:pageBreakBefore/></w:pPr>"), section("continuous"),
+      paragraph("Winter cluster."),
+    ].join("");
+    const doc = await ingest(server, ws, await docx(body));
+    expect({ status: doc.status, pages: doc.page_count }).toEqual({ status: "ready", pages: 4 });
+  });
+
+  test("a short real Word document keeps its small count", async () => {
+    const file = new File([readFileSync(join(SHARED_SAMPLES_DIR, "docx/sample_docx_1.docx"))], "sample_docx_1.docx");
+    const doc = await ingest(server, ws, file);
+    expect({ status: doc.status, pages: doc.page_count }).toEqual({ status: "ready", pages: 4 });
+  });
+});
+
+describe("xlsx reader", () => {
+  test("a workbook with __proto__ as sheet name, shared string and comment reference parses and pollutes nothing", async () => {
+    const main = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
+    const rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+    const rels = (...targets: Array<[string, string]>) =>
+      `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${targets
+        .map(([type, target], i) => `<Relationship Id="rId${i + 1}" Type="${rel}/${type}" Target="${target}"/>`)
+        .join("")}</Relationships>`;
+    const zip = new JSZip();
+    zip.file("[Content_Types].xml", '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+      '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
+      '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
+      '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>' +
+      '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>' +
+      '<Override PartName="/xl/comments1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.comments+xml"/></Types>');
+    zip.file("_rels/.rels", rels(["officeDocument", "xl/workbook.xml"]));
+    zip.file("xl/workbook.xml", `<?xml version="1.0"?><workbook ${main} xmlns:r="${rel}"><sheets><sheet name="__proto__" sheetId="1" r:id="rId1"/></sheets></workbook>`);
+    zip.file("xl/_rels/workbook.xml.rels", rels(["worksheet", "worksheets/sheet1.xml"], ["sharedStrings", "sharedStrings.xml"]));
+    zip.file("xl/sharedStrings.xml", `<?xml version="1.0"?><sst ${main} count="4" uniqueCount="4">` +
+      "<si><t>__proto__</t></si><si><t>constructor</t></si><si><t>hive ledger</t></si><si><t>prototype</t></si></sst>");
+    zip.file("xl/worksheets/sheet1.xml", `<?xml version="1.0"?><worksheet ${main}><sheetData>` +
+      '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row>' +
+      '<row r="2"><c r="A2" t="s"><v>2</v></c><c r="B2" t="s"><v>3</v></c></row></sheetData></worksheet>');
+    zip.file("xl/worksheets/_rels/sheet1.xml.rels", rels(["comments", "../comments1.xml"]));
+    // CVE-2023-30533: SheetJS before 0.19.3 looked this comment's cell up as sheet["__proto__"] and set `c` on Object.prototype.
+    zip.file("xl/comments1.xml", `<?xml version="1.0"?><comments ${main}><authors><author>a</author></authors>` +
+      '<commentList><comment ref="__proto__" authorId="0"><text><t>polluted</t></text></comment></commentList></comments>');
+    const bytes = new Uint8Array(await zip.generateAsync({ type: "uint8array" }));
+
+    // Parsing runs outside this thread when uploaded, so pollution is checked on a parse in this one.
+    const builtIns = Object.getOwnPropertyNames(Object.prototype);
+    const parsed = await parseDocument("xlsx", bytes, "proto.xlsx");
+    expect(Object.getOwnPropertyNames(Object.prototype)).toEqual(builtIns);
+    expect(({} as Record<string, unknown>).c).toBeUndefined();
+    expect(parsed.sections.map((section) => [section.heading, section.text])).toEqual([["__proto__", "__proto__: hive ledger; constructor: prototype"]]);
+
+    const doc = await ingest(server, ws, new File([bytes], "proto.xlsx"));
+    expect({ status: doc.status, pages: doc.page_count }).toEqual({ status: "ready", pages: 1 });
+    const chunks = await allChunks(server, ws, doc.id);
+    expect(chunks.some((chunk) => chunk.text.includes("__proto__: hive ledger; constructor: prototype"))).toBe(true);
+  });
+});
