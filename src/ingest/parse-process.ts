@@ -25,6 +25,8 @@ type StopReason = "memory" | "timeout" | "recycled" | "closed" | { aborted: unkn
 interface Child {
   proc: Subprocess;
   ready: Promise<void>;
+  /** It started up; one that dies before that is not replaced until the next parse asks for one. */
+  wasReady: boolean;
   /** Why the parent killed it; unset when it died on its own. */
   stopReason?: StopReason;
   reply?: (reply: ParseReply) => void;
@@ -85,21 +87,26 @@ export class ParseProcess {
       : [process.execPath, join(import.meta.dir, "..", "main.ts"), PARSE_CHILD_COMMAND];
     let markReady!: () => void;
     const child: Child = {
+      wasReady: false,
       ready: new Promise((resolve) => (markReady = resolve)),
       proc: Bun.spawn(command, {
         // The embedded runtime's location (QUARRY_RUNTIME_DIR) is in this worker's environment, not the process's original one.
         env: { ...process.env },
         stdio: ["ignore", "inherit", "inherit"],
-        ipc: (message: ParseReply | ChildReady) => ("ready" in message ? markReady() : child.reply?.(message)),
+        ipc: (message: ParseReply | ChildReady) => {
+          if (!("ready" in message)) return child.reply?.(message);
+          child.wasReady = true;
+          markReady();
+        },
       }),
     };
     child.ready = Promise.race([child.ready, child.proc.exited.then(() => Promise.reject(this.exitError(child)))]);
-    child.ready.catch(() => {}); // observed by parse(); a child that dies idle is simply replaced
+    child.ready.catch(() => {}); // observed by parse(), when one is waiting
     child.proc.exited.then(() => {
       if (this.child !== child) return;
       this.child = null;
-      // Replaced at once, so the next document does not wait for a start.
-      if (child.stopReason !== "closed") this.warm();
+      // Replaced at once, so the next document does not wait for a start (but not in a loop when it cannot start).
+      if (child.stopReason !== "closed" && child.wasReady) this.warm();
     });
     this.options.started?.(child.proc.pid);
     return child;
