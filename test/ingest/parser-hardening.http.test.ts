@@ -40,40 +40,33 @@ interface RawEntry {
   declaredSize: number;
 }
 
+/** A little-endian record of `size` bytes with the given [offset, value, width] fields (the rest 0). */
+function record(size: number, fields: Array<[number, number, 2 | 4]>): Buffer {
+  const buffer = Buffer.alloc(size);
+  for (const [at, value, width] of fields) {
+    if (width === 2) buffer.writeUInt16LE(value, at);
+    else buffer.writeUInt32LE(value, at);
+  }
+  return buffer;
+}
+
 /** A zip written byte by byte, so the headers can declare whatever sizes a bomb's author chooses (CRCs left 0). */
 function rawZip(entries: RawEntry[]): Uint8Array<ArrayBuffer> {
   const parts: Buffer[] = [];
   const directory: Buffer[] = [];
   let offset = 0;
-  for (const entry of entries) {
-    const name = Buffer.from(entry.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(entry.method, 8);
-    local.writeUInt32LE(entry.data.length, 18);
-    local.writeUInt32LE(entry.declaredSize, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(entry.method, 10);
-    central.writeUInt32LE(entry.data.length, 20);
-    central.writeUInt32LE(entry.declaredSize, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    parts.push(local, name, entry.data);
-    directory.push(central, name);
-    offset += local.length + name.length + entry.data.length;
+  for (const { name, data, method, declaredSize } of entries) {
+    const nameBytes = Buffer.from(name);
+    const local = record(30, [[0, 0x04034b50, 4], [4, 20, 2], [8, method, 2], [18, data.length, 4], [22, declaredSize, 4], [26, nameBytes.length, 2]]);
+    const central = record(46, [
+      [0, 0x02014b50, 4], [4, 20, 2], [6, 20, 2], [10, method, 2], [20, data.length, 4], [24, declaredSize, 4], [28, nameBytes.length, 2], [42, offset, 4],
+    ]);
+    parts.push(local, nameBytes, data);
+    directory.push(central, nameBytes);
+    offset += local.length + nameBytes.length + data.length;
   }
   const directoryBytes = Buffer.concat(directory);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directoryBytes.length, 12);
-  end.writeUInt32LE(offset, 16);
+  const end = record(22, [[0, 0x06054b50, 4], [8, entries.length, 2], [10, entries.length, 2], [12, directoryBytes.length, 4], [16, offset, 4]]);
   return new Uint8Array(Buffer.concat([...parts, directoryBytes, end]));
 }
 
