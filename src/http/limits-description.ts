@@ -3,6 +3,8 @@
 import { PLANS, PLAN_NAMES, TRIAL_DAYS, type Plan } from "../billing/plans.ts";
 import { FILTER_LIMITS } from "../search/filters.ts";
 import { METADATA_LIMITS } from "../store/metadata-limits.ts";
+import { DOCX_CHARS_PER_PAGE, MAX_PAGES } from "../ingest/parsers/page-limit.ts";
+import { PACKAGE_LIMITS } from "../ingest/parsers/package-limits.ts";
 import { SUMMARY_LIMITS } from "./request-summary.ts";
 import { AUTH_RATE, MAX_TRACKED_CLIENTS, WEBHOOK_RATE } from "./request-gate.ts";
 
@@ -41,6 +43,13 @@ once there is one; usage starts from zero with each period (GET /v1/usage). Exce
 - the trial lasts ${TRIAL_DAYS} days; afterwards uploads, text ingestion, replacements and searches are refused with details
   \`{resource:"trial", limit:${TRIAL_DAYS}, used:<whole days since signup>}\` until the account subscribes. Everything else (reads, listing, deleting) keeps working.
 An account whose subscription ends returns to the trial plan's allowances with the trial over. A plan change applies at once.
+
+**Page counts.** pdf: its pages; pptx: the slides the presentation lists; xlsx: its worksheets; png, jpg, jpeg, webp: 1; tiff: its frames;
+docx: counted from the content, as a .docx stores flowing text: explicit page breaks and section breaks (other than continuous ones)
+split the text, and each part counts one page per ${DOCX_CHARS_PER_PAGE} characters of text (as many as a text file is billed a page for in bytes),
+at least one; the page count Word records in the file counts instead when it is higher. A document of more than ${MAX_PAGES} pages ends \`failed\`.
+A docx, pptx or xlsx whose parts decompress to more than ${PACKAGE_LIMITS.partBytes / 1024 ** 2} MB each or ${PACKAGE_LIMITS.fileBytes / 1024 ** 2} MB in all, or that has more than
+${PACKAGE_LIMITS.parts} parts, ends \`failed\` with error_detail "… decompresses to more than N MB; it looks like a zip bomb" (or "… has more than N parts; …").
 
 **Size limits** (400 VALIDATION_ERROR, each problem in details.issues with its path, e.g. \`["metadata","a","b"]\` or \`["filter","topic","$in"]\`):
 - metadata of a knowledge base or document (create, PATCH, upload, replacement and text ingestion alike): a JSON object of at most

@@ -2,17 +2,11 @@ import { DomUtils, Parser } from "htmlparser2";
 import mammoth from "mammoth";
 import { htmlToSections } from "./html-sections.ts";
 import { elementsNamed, localNameOf, openPackage, readXmlPart } from "./ooxml-package.ts";
-import { assertPageLimit } from "./page-limit.ts";
+import { DOCX_CHARS_PER_PAGE, assertPageLimit } from "./page-limit.ts";
 import { ParseError, type ParsedDocument, type ParsedSection } from "./types.ts";
 
 const INVALID = "Not a valid DOCX file";
 const DOCUMENT_PART = "word/document.xml";
-/**
- * Characters of text per page when pages are counted from the content: the 2,400 bytes a text
- * file is billed a page for, so the same text costs at least as much as .docx as it does as .txt.
- * A printed page of 11–12 pt body text holds about 3,000–3,600, so this never undercounts prose.
- */
-const CHARS_PER_PAGE = 2400;
 
 // Images are dropped: they carry no text and mammoth would otherwise inline them as base64.
 const skipImages = mammoth.images.imgElement(async () => ({ src: "" }));
@@ -69,7 +63,7 @@ function paginateByWords(sections: ParsedSection[], pageCount: number, totalWord
 /**
  * Pages from the document body: explicit page breaks (<w:br w:type="page"/>, pageBreakBefore) and
  * section breaks other than continuous ones split the text into runs of pages, and each run takes
- * one page per CHARS_PER_PAGE characters of text, at least one. (A section break's kind is stored
+ * one page per DOCX_CHARS_PER_PAGE characters of text, at least one. (A section break's kind is stored
  * with the section that follows it; reading it off the section that ends is exact whenever a
  * document uses one kind of break, and the text estimate bounds the error otherwise.)
  */
@@ -80,7 +74,7 @@ function countContentPages(documentXml: string): number {
   let inParagraphProperties = false;
   let paragraphSection: { continuous: boolean } | null = null;
   const breakPage = () => {
-    pages += Math.max(1, Math.ceil(chars / CHARS_PER_PAGE));
+    pages += Math.max(1, Math.ceil(chars / DOCX_CHARS_PER_PAGE));
     chars = 0;
   };
   const parser = new Parser(

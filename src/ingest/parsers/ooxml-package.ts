@@ -2,27 +2,18 @@ import JSZip from "jszip";
 import { DomUtils, parseDocument } from "htmlparser2";
 import type { Document, Element } from "domhandler";
 import { posix } from "node:path";
+import { PACKAGE_LIMITS } from "./package-limits.ts";
 import { ParseError } from "./types.ts";
 
 // Reading Office Open XML packages (docx, pptx, xlsx are zip files of XML parts).
 
 const MB = 1024 * 1024;
-/**
- * Limits on what a package may decompress to, so a zip bomb (a few hundred KB inflating to
- * gigabytes) fails its document instead of exhausting the server's memory. Real documents stay
- * far below them: the XML of a 500-page Word document or of a sheet with a million cells is tens
- * of MB, and images are stored, not inflated much. Per file: four times the 50 MB upload limit.
- */
-export const MAX_PART_BYTES = 100 * MB;
-export const MAX_PACKAGE_BYTES = 200 * MB;
-/** Office files have tens to a few thousand parts (one per slide, sheet, image, relationship file). */
-export const MAX_PACKAGE_PARTS = 10_000;
 const ZIP_BOMB = "it looks like a zip bomb";
 
 /** The ZipObject method that streams a part's decompressed bytes (documented, missing from jszip's types). */
 type StreamingZipObject = JSZip.JSZipObject & { internalStream(type: "uint8array"): JSZip.JSZipStreamHelper<Uint8Array> };
 
-export function isZip(data: Uint8Array): boolean {
+function isZip(data: Uint8Array): boolean {
   return data[0] === 0x50 && data[1] === 0x4b && data[2] === 0x03 && data[3] === 0x04;
 }
 
@@ -34,8 +25,8 @@ export function isZip(data: Uint8Array): boolean {
 export async function openPackage(data: Uint8Array, invalidMessage: string): Promise<JSZip> {
   if (!isZip(data)) throw new ParseError(invalidMessage);
   // Counted before jszip builds an object per central directory record.
-  if (countCentralDirectoryRecords(data) > MAX_PACKAGE_PARTS) {
-    throw new ParseError(`The file has more than ${MAX_PACKAGE_PARTS} parts; ${ZIP_BOMB}`);
+  if (countCentralDirectoryRecords(data) > PACKAGE_LIMITS.parts) {
+    throw new ParseError(`The file has more than ${PACKAGE_LIMITS.parts} parts; ${ZIP_BOMB}`);
   }
   try {
     const zip = await JSZip.loadAsync(data);
@@ -55,7 +46,7 @@ function countCentralDirectoryRecords(data: Uint8Array): number {
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const signature = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
   let count = 0;
-  for (let at = bytes.indexOf(signature); at !== -1 && count <= MAX_PACKAGE_PARTS; at = bytes.indexOf(signature, at + 4)) count++;
+  for (let at = bytes.indexOf(signature); at !== -1 && count <= PACKAGE_LIMITS.parts; at = bytes.indexOf(signature, at + 4)) count++;
   return count;
 }
 
@@ -74,11 +65,11 @@ async function assertDecompressedSize(zip: JSZip): Promise<void> {
         .on("data", (chunk) => {
           part += chunk.length;
           total += chunk.length;
-          if (part <= MAX_PART_BYTES && total <= MAX_PACKAGE_BYTES) return;
+          if (part <= PACKAGE_LIMITS.partBytes && total <= PACKAGE_LIMITS.fileBytes) return;
           stream.pause();
-          reject(new ParseError(part > MAX_PART_BYTES
-            ? `A part of the file (${file.name}) decompresses to more than ${MAX_PART_BYTES / MB} MB; ${ZIP_BOMB}`
-            : `The file decompresses to more than ${MAX_PACKAGE_BYTES / MB} MB; ${ZIP_BOMB}`));
+          reject(new ParseError(part > PACKAGE_LIMITS.partBytes
+            ? `A part of the file (${file.name}) decompresses to more than ${PACKAGE_LIMITS.partBytes / MB} MB; ${ZIP_BOMB}`
+            : `The file decompresses to more than ${PACKAGE_LIMITS.fileBytes / MB} MB; ${ZIP_BOMB}`));
         })
         .on("error", reject)
         .on("end", resolve)
