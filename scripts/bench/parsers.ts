@@ -28,6 +28,7 @@ const CASES: Array<{ type: string; name: string; make: (bytes: number) => string
   { type: "md", name: "nested > quotes", make: (n) => fill(">", n) },
   { type: "md", name: "table rows", make: (n) => fill("| a | b |\n", n) },
   { type: "txt", name: "one line of prose", make: prose },
+  { type: "txt", name: "one word (no spaces)", make: (n) => fill("abcdefghij", n) },
   { type: "txt", name: "newline + whitespace runs", make: (n) => fill(`\n${" ".repeat(1000)}x`, n) },
   { type: "txt", name: "lines of whitespace", make: (n) => fill(" \n", n) },
   { type: "html", name: "one long text node", make: (n) => `<p>${prose(n)}</p>` },
