@@ -22,8 +22,8 @@ export interface FuzzRequest {
   path: string;
   /** Written verbatim and in order (pairs allow a header twice); Host and Content-Length are added unless given. */
   headers?: Record<string, string> | [string, string][];
-  /** Bytes, text (sent as UTF-8), or a multipart form (serialised with its boundary as content type). */
-  body?: Uint8Array | string | FormData;
+  /** Bytes, or text sent as UTF-8. */
+  body?: Uint8Array | string;
   credential: Credential;
 }
 

@@ -24,10 +24,10 @@ export function envelopeProblem(body: unknown): string | null {
   return null;
 }
 
-export type ProblemKind = "header-limit" | "5xx" | "no-response" | "bad-envelope" | "unexpected-status" | "accepted-invalid" | "unsafe-storage-path";
+export type ProblemKind = "http-layer" | "5xx" | "no-response" | "bad-envelope" | "unexpected-status" | "accepted-invalid" | "unsafe-storage-path";
 
 /** Kinds that are reported but are no failure. */
-export const NOTES: ProblemKind[] = ["header-limit"];
+export const NOTES: ProblemKind[] = ["http-layer"];
 
 export interface Problem {
   kind: ProblemKind;
@@ -42,9 +42,10 @@ export function judge(response: FuzzResponse, expect: Expectation): Problem[] {
     return problems;
   }
   if (status >= 500) problems.push({ kind: "5xx", detail: `status ${status}` });
-  if (status === 431 && response.text === "") {
-    // Bun's HTTP parser refuses oversized request headers itself, before any application code runs
-    problems.push({ kind: "header-limit", detail: "431 from the HTTP layer (no envelope possible)" });
+  if (status >= 400 && status < 500 && response.text === "" && !response.headers["x-request-id"]) {
+    // Bun's HTTP parser refused the request itself (oversized or invalid header bytes) before any
+    // application code ran: every answer of the application carries X-Request-Id
+    problems.push({ kind: "http-layer", detail: `${status} from Bun's HTTP parser, empty body (no envelope possible)` });
   } else if (status >= 400) {
     const problem = envelopeProblem(response.json);
     if (problem) problems.push({ kind: "bad-envelope", detail: `${status}: ${problem}` });

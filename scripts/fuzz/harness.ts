@@ -13,7 +13,7 @@ import { generateCases } from "./generators/index.ts";
 import { WEBHOOK_SECRET } from "./generators/requests.ts";
 import { ESCAPE_MARKER } from "./generators/uploads.ts";
 import type { FuzzResponse } from "./http.ts";
-import { ServerProcess, treeRssBytes } from "./server-process.ts";
+import { ServerProcess, rssBytes } from "./server-process.ts";
 
 export interface FuzzOptions {
   seed: number;
@@ -45,7 +45,10 @@ export interface FuzzRun {
   results: CaseResult[];
   crashes: { caseId: number | null; detail: string }[];
   healthyAfter: boolean;
+  /** The server and its child processes together (a parse subprocess counts). */
   peakRssBytes: number;
+  /** The server process alone. */
+  peakProcessRssBytes: number;
   background: LatencySummary;
   documents: DocumentOutcome[];
   leftoverFiles: string[];
@@ -55,6 +58,8 @@ export interface FuzzRun {
 }
 
 const SAMPLE_MS = 100;
+/** A case waits out rate limits this long at most, then its 429 is the answer (per-IP limits on /auth can be slow to refill). */
+const CASE_RATE_WAIT_MS = 20_000;
 
 function printable(bytes: Uint8Array | string, max: number): string {
   const text = typeof bytes === "string" ? bytes : Buffer.from(bytes.subarray(0, max * 4)).toString("latin1");
@@ -65,7 +70,7 @@ function printable(bytes: Uint8Array | string, max: number): string {
 function describeRequest(request: FuzzRequest): string {
   const headers = Array.isArray(request.headers) ? request.headers : Object.entries(request.headers ?? {});
   const auth = request.credential.kind === "raw" ? `Authorization: ${printable(request.credential.value, 60)}` : `auth: ${request.credential.kind}`;
-  const body = request.body === undefined ? "" : request.body instanceof FormData ? " body: (form)" : ` body: ${printable(request.body, 240)}`;
+  const body = request.body === undefined ? "" : ` body: ${printable(request.body, 240)}`;
   return `${request.method} ${printable(request.path, 160)} [${auth}${headers.map(([k, v]) => `; ${k}: ${printable(v, 80)}`).join("")}]${body}`;
 }
 
@@ -129,8 +134,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzRun> {
     },
   });
   let peakRss = 0;
+  let peakProcessRss = 0;
   const sampler = setInterval(() => {
-    if (server.pid) peakRss = Math.max(peakRss, treeRssBytes(server.pid));
+    if (!server.pid) return;
+    const rss = rssBytes(server.pid);
+    peakRss = Math.max(peakRss, rss.tree);
+    peakProcessRss = Math.max(peakProcessRss, rss.process);
   }, SAMPLE_MS);
   const target = (): Target => ({ host: server.host, timeoutMs: options.requestTimeoutMs });
   const crashes: FuzzRun["crashes"] = [];
@@ -173,7 +182,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzRun> {
 
     async function runCase(fuzzCase: FuzzCase): Promise<CaseResult> {
       const request = fuzzCase.build(ids());
-      let { response, rateLimited } = await sendPolitely(target(), request, authorizationFor(request, attacker));
+      let { response, rateLimited } = await sendPolitely(target(), request, authorizationFor(request, attacker), CASE_RATE_WAIT_MS);
       const usageRefusal = response.status === 429 ? (response.json as any)?.error : undefined;
       if (fuzzCase.createsDocument && usageRefusal?.code === "USAGE_LIMIT_EXCEEDED") {
         // the trial's allowance ran out: free documents, or start over with a new trial account, and retry once
@@ -183,7 +192,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzRun> {
           attackerAccounts++;
         }
         const retryRequest = fuzzCase.build(ids());
-        ({ response, rateLimited } = await sendPolitely(target(), retryRequest, authorizationFor(retryRequest, attacker)));
+        ({ response, rateLimited } = await sendPolitely(target(), retryRequest, authorizationFor(retryRequest, attacker), CASE_RATE_WAIT_MS));
       }
       await followUp(fuzzCase, request, response);
       return {
@@ -230,6 +239,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzRun> {
       crashes,
       healthyAfter,
       peakRssBytes: peakRss,
+      peakProcessRssBytes: peakProcessRss,
       background: summary,
       documents: tracker.outcomes,
       leftoverFiles: leftoverFiles(dataDir, livePaths),

@@ -17,15 +17,9 @@ export interface FuzzResponse {
 
 const encoder = new TextEncoder();
 
-async function bodyBytes(body: FuzzRequest["body"]): Promise<{ bytes: Uint8Array; contentType?: string }> {
-  if (body === undefined) return { bytes: new Uint8Array(0) };
-  if (typeof body === "string") return { bytes: encoder.encode(body) };
-  if (body instanceof Uint8Array) return { bytes: body };
-  const serialised = new Response(body);
-  return {
-    bytes: new Uint8Array(await serialised.arrayBuffer()),
-    contentType: serialised.headers.get("content-type") ?? undefined,
-  };
+function bodyBytes(body: FuzzRequest["body"]): Uint8Array {
+  if (body === undefined) return new Uint8Array(0);
+  return typeof body === "string" ? encoder.encode(body) : body;
 }
 
 function headerPairs(headers: FuzzRequest["headers"]): [string, string][] {
@@ -87,12 +81,11 @@ export async function send(
   authorization: string | undefined,
   timeoutMs: number,
 ): Promise<FuzzResponse> {
-  const { bytes, contentType } = await bodyBytes(request.body);
+  const bytes = bodyBytes(request.body);
   const pairs = headerPairs(request.headers);
   const has = (name: string) => pairs.some(([key]) => key.toLowerCase() === name);
   const head: [string, string][] = [["Host", `${host.hostname}:${host.port}`]];
   if (authorization !== undefined) head.push(["Authorization", authorization]);
-  if (contentType && !has("content-type")) head.push(["Content-Type", contentType]);
   head.push(...pairs);
   if (request.body !== undefined && !has("content-length") && !has("transfer-encoding")) head.push(["Content-Length", String(bytes.length)]);
   head.push(["Connection", "close"]);

@@ -26,16 +26,22 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Resident memory in bytes of a process and all its descendants (parser subprocesses count too). */
-export function treeRssBytes(pid: number): number {
-  let total = 0;
+function rssOf(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+/** Resident memory in bytes of a process alone, and with all its descendants (parser subprocesses). */
+export function rssBytes(pid: number): { process: number; tree: number } {
+  let own = 0;
+  let tree = 0;
   const pending = [pid];
   while (pending.length > 0) {
     const current = pending.pop()!;
     try {
-      const status = readFileSync(`/proc/${current}/status`, "utf8");
-      const match = /VmRSS:\s+(\d+) kB/.exec(status);
-      if (match) total += Number(match[1]) * 1024;
+      const rss = rssOf(current);
+      if (current === pid) own = rss;
+      tree += rss;
       for (const task of readdirSync(`/proc/${current}/task`)) {
         const children = readFileSync(`/proc/${current}/task/${task}/children`, "utf8").trim();
         if (children) pending.push(...children.split(/\s+/).map(Number));
@@ -44,7 +50,7 @@ export function treeRssBytes(pid: number): number {
       // the process ended between listing and reading
     }
   }
-  return total;
+  return { process: own, tree };
 }
 
 export class ServerProcess {

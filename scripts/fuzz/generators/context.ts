@@ -7,6 +7,8 @@ export interface GenContext {
   rng: Rng;
   /** Differs for every case of a run (and between seeds): for emails that must be new. */
   unique: string;
+  /** How many cases of the current category came before this one in the run (to cycle through a list). */
+  occurrence: number;
   /** Inflated size of zip and stream bombs, in MB. */
   bombMegabytes: number;
   memo<T>(key: string, make: () => Promise<T>): Promise<T>;

@@ -18,6 +18,7 @@ export async function generateCases(seed: number, count: number, bombMegabytes: 
   const context: GenContext = {
     rng,
     unique: "",
+    occurrence: 0,
     bombMegabytes,
     memo: <T>(key: string, make: () => Promise<T>) => {
       if (!cache.has(key)) cache.set(key, make());
@@ -26,6 +27,7 @@ export async function generateCases(seed: number, count: number, bombMegabytes: 
   };
   const totalWeight = CATEGORIES.reduce((sum, c) => sum + c.weight, 0);
   const cases: FuzzCase[] = [];
+  const seen = new Map<string, number>();
   for (let id = 0; id < count; id++) {
     let category = CATEGORIES[id];
     if (id >= CATEGORIES.length) {
@@ -33,6 +35,8 @@ export async function generateCases(seed: number, count: number, bombMegabytes: 
       category = CATEGORIES.find((c) => (draw -= c.weight) < 0) ?? CATEGORIES[CATEGORIES.length - 1];
     }
     context.unique = `${seed}-${id}-${rng.int(0, 1e9)}`;
+    context.occurrence = seen.get(category.name) ?? 0;
+    seen.set(category.name, context.occurrence + 1);
     const spec = await category.generate(context);
     cases.push({ ...spec, id, category: category.name });
   }

@@ -48,12 +48,14 @@ const malformedJson: Category = {
   },
 };
 
+/** Every field of every JSON endpoint, in turn: a run of enough cases gives each field a wrong value. */
+const FIELDS = JSON_ENDPOINTS.flatMap((endpoint) => Object.keys(endpoint.fields).map((field) => ({ endpoint, field })));
+
 const wrongTypes: Category = {
   name: "wrong-types",
   weight: 8,
-  generate({ rng, unique }) {
-    const endpoint = rng.pick(JSON_ENDPOINTS);
-    const field = rng.pick(Object.keys(endpoint.fields));
+  generate({ rng, unique, occurrence }) {
+    const { endpoint, field } = FIELDS[occurrence % FIELDS.length];
     const raw = rng.pick(ODD_VALUES);
     const valid = endpoint.fields[field](JSON.parse(raw));
     const shown = raw.length > 40 ? `${raw.slice(0, 20)}…(${raw.length} chars)` : raw;

@@ -62,6 +62,10 @@ const auth: Category = {
             : jsonRequest("POST", paths.kbs, `{"name":"${"x".repeat(megabytes << 20)}"}`, NO_AUTH),
       };
     }
+    if (rng.next() < 0.1 && target.label !== "regenerate key") {
+      // the dashboard JWT where an API key is expected: which /v1 endpoints take it is left open by the spec
+      return { name: `${target.label}: the attacker's JWT instead of the API key`, expect: "any", build: (ids) => target.build(ids, { kind: "jwt" }) };
+    }
     const [name, value] = rng.pick(BAD_AUTHORIZATION);
     const credential: Credential = value === undefined ? NO_AUTH : { kind: "raw", value };
     return { name: `${target.label}: ${name} Authorization`, expect: "reject", build: (ids) => target.build(ids, credential) };
@@ -74,13 +78,16 @@ const BAD_IDS = [
 ];
 const BAD_DOC_IDS = ["doc_", "doc_' OR 1=1 --", `doc_${"b".repeat(5000)}`, "kb_abc", "doc_%00", "doc_../../etc", "doc_0000000000000000000000000"];
 
+/** Spaces would break the request line; a client percent-encodes them. */
+const inPath = (id: string) => id.replaceAll(" ", "%20");
+
 const badIds: Category = {
   name: "bad-ids",
   weight: 6,
   generate({ rng }) {
     const choice = rng.int(0, 4);
     if (choice === 0) {
-      const id = rng.pick(BAD_IDS);
+      const id = inPath(rng.pick(BAD_IDS));
       const method = rng.pick(["GET", "PATCH", "DELETE"]);
       return {
         name: `${method} kb ${id.length > 40 ? id.slice(0, 20) + "…" : id}`,
@@ -89,7 +96,7 @@ const badIds: Category = {
       };
     }
     if (choice === 1) {
-      const id = rng.pick(BAD_DOC_IDS);
+      const id = inPath(rng.pick(BAD_DOC_IDS));
       const method = rng.pick(["GET", "DELETE"]);
       return { name: `${method} document ${id.slice(0, 40)}`, expect: "reject", build: (ids) => ({ method, path: `${paths.docs(ids)}/${id}`, credential: API_KEY }) };
     }
@@ -120,7 +127,7 @@ const badIds: Category = {
         }),
       };
     }
-    const id = rng.pick(["req_x", "req_' OR 1=1", `req_${"c".repeat(300)}`, "%00", "req_%F0%9F%A6%80"]);
+    const id = inPath(rng.pick(["req_x", "req_' OR 1=1", `req_${"c".repeat(300)}`, "%00", "req_%F0%9F%A6%80"]));
     return { name: `GET request log entry ${id.slice(0, 30)}`, expect: "reject", build: () => ({ method: "GET", path: `/api/v1/requests/${id}`, credential: API_KEY }) };
   },
 };
