@@ -1,13 +1,16 @@
 // Builds a knowledge base's search segment from the database (run by the index worker, off the HTTP
 // thread): every chunk's terms (keyword/) and vector (vector/) as of one read transaction, whose last
-// search_log seq becomes the segment's watermark. The chunks are read twice, in rowid order, streaming.
+// search_log seq becomes the segment's watermark. The keyword side is written anew from the chunks' text
+// (streamed in rowid order); the vector side starts from the previous segment's graph when there is one,
+// removing the chunks deleted since and adding the new ones, which is far cheaper than a new graph.
 import { join } from "node:path";
 import type { Db } from "../store/db.ts";
-import { lastSeq } from "./index-log.ts";
-import { publishSegment, segmentWorkDir } from "./segment-files.ts";
+import { lastSeq, readLog } from "./index-log.ts";
+import { latestSegment, publishSegment, segmentWorkDir } from "./segment-files.ts";
 import { StoredVectors } from "./stored-vectors.ts";
 import { writeKeywordSegment } from "./keyword/index.ts";
 import { writeVectorSegment } from "./vector/segment-writer.ts";
+import { VectorSegment } from "./vector/segment.ts";
 
 export interface BuiltSegment {
   dir: string;
@@ -23,7 +26,18 @@ export function buildSegment(db: Db, dataDir: string, kbId: string, dimension: n
     const watermark = lastSeq(db, kbId);
     const chunkCount = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks WHERE kb_id = ?").get(kbId)!.n;
     writeKeywordSegment(join(workDir, "keyword"), chunkTexts(db, kbId));
-    writeVectorSegment(join(workDir, "vector"), chunkVectors(db, kbId, dimension), dimension);
+    const previous = latestSegment(dataDir, kbId);
+    if (previous) {
+      const base = VectorSegment.open(join(previous.dir, "vector"), dimension);
+      try {
+        const { added, removed } = changesSince(db, kbId, previous.watermark);
+        writeVectorSegment(join(workDir, "vector"), vectorsOf(db, added, dimension), dimension, { segment: base, removed });
+      } finally {
+        base.close();
+      }
+    } else {
+      writeVectorSegment(join(workDir, "vector"), vectorsOf(db, chunkRowids(db, kbId), dimension), dimension);
+    }
     db.exec("COMMIT");
     const dir = publishSegment(dataDir, kbId, workDir, { watermark, chunkCount, builtAt: new Date().toISOString() });
     return { dir, watermark, chunkCount };
@@ -37,9 +51,27 @@ function* chunkTexts(db: Db, kbId: string): Generator<{ rowid: number; text: str
   yield* db.query<{ rowid: number; text: string }, [string]>("SELECT rowid, text FROM chunks WHERE kb_id = ? ORDER BY rowid").iterate(kbId);
 }
 
-function* chunkVectors(db: Db, kbId: string, dimension: number): Generator<{ rowid: number; vector: Float32Array }> {
+function* chunkRowids(db: Db, kbId: string): Generator<number> {
+  for (const { rowid } of db.query<{ rowid: number }, [string]>("SELECT rowid FROM chunks WHERE kb_id = ? ORDER BY rowid").iterate(kbId)) yield rowid;
+}
+
+/** The chunks added (still present, ascending) and the rowids deleted since `seq`, from the log. */
+function changesSince(db: Db, kbId: string, seq: number): { added: number[]; removed: Set<number> } {
+  const added = new Set<number>();
+  const removed = new Set<number>();
+  for (const entry of readLog(db, kbId, seq, Number.MAX_SAFE_INTEGER)) {
+    if (entry.added) added.add(entry.rowid);
+    else {
+      added.delete(entry.rowid);
+      removed.add(entry.rowid);
+    }
+  }
+  return { added: [...added].sort((a, b) => a - b), removed };
+}
+
+function* vectorsOf(db: Db, rowids: Iterable<number>, dimension: number): Generator<{ rowid: number; vector: Float32Array }> {
   const vectors = new StoredVectors(db, dimension);
-  for (const { rowid } of db.query<{ rowid: number }, [string]>("SELECT rowid FROM chunks WHERE kb_id = ? ORDER BY rowid").iterate(kbId)) {
+  for (const rowid of rowids) {
     const vector = vectors.read(rowid);
     if (vector) yield { rowid, vector };
   }

@@ -96,6 +96,28 @@ test("deleted documents disappear from the segment's results; new ones are found
   expect(segments(kb.kbId)).toEqual(before);
 });
 
+test("more changes fold into a newer segment, built on the previous one, with deletions and additions", async () => {
+  const first = segments(kb.kbId).at(-1)!;
+  const del = await server.request("DELETE", `/v1/knowledge-bases/${kb.kbId}/documents/${kb.docs["filler-0"]}`, { token: kb.account.apiKey });
+  expect(del.status).toBe(200);
+  const more = ["Tides", "Comets", "Geysers", "Dunes", "Fjords"].map((name) => ({
+    name: name.toLowerCase(),
+    text: `${name} are a natural wonder; ${name.toLowerCase()} draw visitors from around the world every summer.`,
+  }));
+  await addDocs(server, kb, more);
+  for (let waited = 0; waited < 60_000 && segments(kb.kbId).at(-1) === first; waited += 200) await Bun.sleep(200);
+  expect(Number(segments(kb.kbId).at(-1))).toBeGreaterThan(Number(first));
+  for (const mode of ["vector", "keyword", "hybrid"]) {
+    const comets = await search(server, kb, { query: "comets natural wonder", mode, rerank: false, top_k: 50 });
+    expect(docNames(kb, comets.results)[0]).toBe("comets");
+    expect(docNames(kb, comets.results)).not.toContain("filler-0");
+    expect(docNames(kb, comets.results)).not.toContain("baking");
+    expect(comets.usage.chunks_searched).toBe(16);
+    const ice = await search(server, kb, { query: "glaciers carve valleys of ice", mode, rerank: false });
+    expect(docNames(kb, ice.results)[0]).toBe("glacier");
+  }
+});
+
 test("after a restart the same searches give the same results, from the same segment", async () => {
   const before = await snapshot();
   const built = segments(kb.kbId);
