@@ -4,29 +4,73 @@
 // the filtered-search crossover between scanning the eligible codes and over-fetching from the graph.
 //
 //   bun scripts/bench/vector-segment.ts
-//   BENCH_VECTORS=1000000 (default 100000)   BENCH_DATA=clustered|random (default clustered)
+//   BENCH_VECTORS=1000000 (default 100000)   BENCH_DATA=real|clustered|random (default clustered)
 //   BENCH_DIR=/path to keep the segments (default: a temporary folder, removed at the end)
+//   BENCH_REAL=/path/file.f32 with real embeddings (BENCH_DATA=real; written on first use)
 //
-// Vectors are synthetic, 512-d unit vectors (test/search/vector-segment-data.ts): clustered like sentence
-// embeddings of a corpus (2,000 clusters), or uniformly random, the worst case for a graph index; the
-// queries are drawn from the same distribution. One JSON line at the end.
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+// Vectors are 512-d unit vectors. real: the default model's embeddings of the evaluation corpora's
+// passages (npl, cisi, med; ~14k), each repeated with noise (cosine ~0.9 to its source) up to the count,
+// queried by the collections' real queries. clustered and random are synthetic
+// (test/search/vector-segment-data.ts): unit vectors around count/500 centres, or uniformly random ones,
+// the worst case for a graph index, queried from the same distribution. One JSON line at the end.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SEARCH_TUNING, VectorSegment, type SearchTuning } from "../../src/search/vector/segment.ts";
 import { writeVectorSegment, type VectorRow } from "../../src/search/vector/segment-writer.ts";
 import { uniform, unitVectorStream } from "../../test/search/vector-segment-data.ts";
+import { BUILT_IN_MODELS_DIR } from "../../src/models/load.ts";
+import { OnnxEmbedder } from "../../src/models/onnx-embedder.ts";
+import { loadCollection } from "./eval-collections.ts";
 
 const DIMENSION = 512;
 const COUNT = Number(process.env.BENCH_VECTORS ?? 100_000);
-const DATA = process.env.BENCH_DATA === "random" ? "random" : "clustered";
+const DATA = (["real", "random"] as const).find((name) => name === process.env.BENCH_DATA) ?? "clustered";
 const CLUSTERS = DATA === "clustered" ? Math.max(100, COUNT / 500) : undefined;
 const QUERIES = 50;
 const SEARCHES = 200;
 const keep = process.env.BENCH_DIR;
 const root = keep ?? mkdtempSync(join(tmpdir(), "quarry-bench-vectors-"));
 
-const stream = () => unitVectorStream(COUNT + QUERIES + COUNT / 100, DIMENSION, 1, CLUSTERS);
+/** The default model's embeddings of real passages, then of real queries (read from BENCH_REAL if it exists). */
+async function realEmbeddings(): Promise<{ passages: Float32Array[]; queries: Float32Array[] }> {
+  const cache = process.env.BENCH_REAL ?? join(root, "real.f32");
+  const texts = {
+    passages: ["npl", "cisi", "med"].flatMap((name) => loadCollection(name).corpus.map((doc) => doc.text)),
+    queries: ["npl", "cisi", "med", "cran"].flatMap((name) => loadCollection(name).queries.map((query) => query.text)).slice(0, QUERIES),
+  };
+  if (!existsSync(cache)) {
+    const embedder = await OnnxEmbedder.load(join(BUILT_IN_MODELS_DIR, "use-lite"));
+    const embed = async (list: string[], side: "passage" | "query") => {
+      const out: Float32Array[] = [];
+      for (let i = 0; i < list.length; i += 32) out.push(...(await embedder.embed(list.slice(i, i + 32), side)).vectors);
+      return out;
+    };
+    const all = [...(await embed(texts.passages, "passage")), ...(await embed(texts.queries, "query"))];
+    writeFileSync(cache, Buffer.concat(all.map((v) => new Uint8Array(v.buffer, v.byteOffset, v.byteLength))));
+  }
+  const bytes = readFileSync(cache);
+  const all = Array.from({ length: bytes.byteLength / 4 / DIMENSION }, (_, i) => new Float32Array(bytes.buffer.slice(bytes.byteOffset + i * DIMENSION * 4, bytes.byteOffset + (i + 1) * DIMENSION * 4)));
+  return { passages: all.slice(0, all.length - QUERIES), queries: all.slice(all.length - QUERIES) };
+}
+
+const real = DATA === "real" ? await realEmbeddings() : null;
+
+/** Real passages first, then each again with noise; same seed, same vectors. */
+function* nearRealStream(count: number): Generator<Float32Array> {
+  const noise = unitVectorStream(count, DIMENSION, 3);
+  for (let i = 0; i < count; i++) {
+    const source = real!.passages[i % real!.passages.length];
+    const jitter = noise.next().value!;
+    const v = i < real!.passages.length ? source : Float32Array.from(source, (x, d) => x + 0.45 * jitter[d]);
+    const norm = Math.hypot(...v);
+    yield v.map((x) => x / norm);
+  }
+}
+
+const stream = () =>
+  real ? nearRealStream(COUNT + COUNT / 100) : unitVectorStream(COUNT + QUERIES + COUNT / 100, DIMENSION, 1, CLUSTERS);
+/** Vectors from..to of the stream (queries excluded for real data) as rows numbered from rowidOffset. */
 function* rows(from: number, to: number, rowidOffset = 1): Generator<VectorRow> {
   let i = 0;
   for (const vector of stream()) {
@@ -35,7 +79,9 @@ function* rows(from: number, to: number, rowidOffset = 1): Generator<VectorRow> 
     i++;
   }
 }
-const queries = [...rows(COUNT, COUNT + QUERIES)].map((row) => row.vector);
+const queries = real ? real.queries : [...rows(COUNT, COUNT + QUERIES)].map((row) => row.vector);
+/** Where the vectors of the 1 % update start in the stream. */
+const UPDATE_FROM = real ? COUNT : COUNT + QUERIES;
 
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
@@ -115,10 +161,10 @@ const latencies = {
 };
 console.log(`open ${openMs} ms; latency (ms):`, latencies);
 
-// Filtered searches by either path alone, to place the crossover (SEARCH_TUNING.exactScanLimit).
+// Filtered searches by either path alone, to place the crossover (SEARCH_TUNING.graphCost).
 const only = (tuning: Partial<SearchTuning>) => VectorSegment.open(fullDir, DIMENSION, { ...SEARCH_TUNING, ...tuning });
-const scanOnly = only({ exactScanLimit: Infinity });
-const graphOnly = only({ exactScanLimit: 0, maxCandidates: Infinity });
+const scanOnly = only({ graphCost: Infinity });
+const graphOnly = only({ graphCost: 0 });
 const crossover = Object.fromEntries(
   [0.005, 0.01, 0.02, 0.05, 0.1].map((fraction) => {
     const filter = mask(fraction, 20);
@@ -136,7 +182,7 @@ console.log(`recall@10 by graph candidates beyond the limit (default ${SEARCH_TU
 // An update of 1 %: every 100th chunk removed, as many new ones added.
 const removed = Array.from({ length: COUNT / 100 }, (_, i) => 100 * i + 1);
 started = performance.now();
-const update = writeVectorSegment(join(root, "update"), rows(COUNT + QUERIES, COUNT + QUERIES + COUNT / 100, COUNT + 1), DIMENSION, {
+const update = writeVectorSegment(join(root, "update"), rows(UPDATE_FROM, UPDATE_FROM + COUNT / 100, COUNT + 1), DIMENSION, {
   segment,
   removed,
 });

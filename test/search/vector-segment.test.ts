@@ -26,8 +26,8 @@ const rows = (ids: number[], vs: Float32Array[]): VectorRow[] => ids.map((rowid,
 const fullDir = join(root, "full");
 writeVectorSegment(fullDir, rows(rowids, vectors), DIMENSION);
 const segment = VectorSegment.open(fullDir, DIMENSION);
-/** The same segment made to use the graph for every filtered search it can (no scan below a size). */
-const graphFirst = VectorSegment.open(fullDir, DIMENSION, { ...SEARCH_TUNING, exactScanLimit: 0 });
+/** The same segment made to ask the graph first whatever the filter (as if graph results cost nothing). */
+const graphFirst = VectorSegment.open(fullDir, DIMENSION, { ...SEARCH_TUNING, graphCost: 0 });
 /** Exact scores on the same 8-bit codes (it scores every candidate below 4,096), keyed by rowid. */
 const reference = new VectorIndex(DIMENSION);
 vectors.forEach((vector, i) => reference.set(rowids[i], vector));

@@ -4,7 +4,7 @@
 //
 // usearch's JavaScript binding has no filter predicate, so a filtered search over-fetches from the graph
 // (limit / selectivity × margin, widened while too few eligible hits come back) and scans the eligible
-// chunks' codes exactly when they are few or the graph keeps missing them: it never returns fewer than
+// chunks' codes exactly when that is cheaper (few eligible chunks) or the graph keeps missing them: it never returns fewer than
 // min(limit, eligible chunks in the segment) hits. Every hit is scored on the codes, exactly as the
 // in-memory VectorIndex scores (vector/int8-codes.ts), so the two can be merged.
 import { existsSync } from "node:fs";
@@ -25,19 +25,20 @@ export interface SearchTuning {
   minCandidates: number;
   /** Over-fetch factor on top of limit / selectivity for filtered graph searches. */
   margin: number;
-  /** Largest graph request; a filtered search that would need more scans the eligible codes instead. */
-  maxCandidates: number;
-  /** Up to this many eligible chunks, a filtered search scans their codes without asking the graph. */
-  exactScanLimit: number;
+  /**
+   * What one graph result costs in codes scanned: a filtered search asks the graph for `wanted` results
+   * only while wanted × graphCost < eligible chunks, and scans the eligible chunks' codes otherwise.
+   */
+  graphCost: number;
 }
 
-/** Measured with scripts/bench/vector-segment.ts (see its header for the figures). */
-export const SEARCH_TUNING: SearchTuning = {
-  minCandidates: EXPANSION_SEARCH,
-  margin: 2,
-  maxCandidates: 4096,
-  exactScanLimit: 20_000,
-};
+/**
+ * Measured with scripts/bench/vector-segment.ts at 100k chunks (limit 10): a graph search costs ~2.5-20 µs
+ * per result asked for (ef 400-4,000), a scan ~2-3 µs per eligible chunk; the two meet at ~3k eligible.
+ * Over-fetching the graph thus pays from about sqrt(2 × margin × graphCost × limit × chunks) eligible chunks
+ * (~11k of 1M for limit 10, ~36k for limit 100).
+ */
+export const SEARCH_TUNING: SearchTuning = { minCandidates: EXPANSION_SEARCH, margin: 2, graphCost: 6 };
 /** Each retry asks the graph for this many times more candidates. */
 const WIDEN = 4;
 
@@ -105,14 +106,13 @@ export class VectorSegment {
   search(query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number): SegmentHit[] {
     if (!this.hnsw || limit <= 0 || query.length !== this.dimension) return [];
     const count = this.count;
-    const { minCandidates, margin, maxCandidates, exactScanLimit } = this.tuning;
+    const { minCandidates, margin, graphCost } = this.tuning;
     const candidates = eligible === null ? count : Math.min(eligibleCount, count);
-    if (eligible !== null && candidates <= exactScanLimit) return this.scan(query, eligible, limit);
     const queryCodes = new Int8Array(this.dimension);
     quantize(query, queryCodes, 0);
     const overFetch = eligible === null ? 1 : margin;
     let wanted = Math.max(limit + minCandidates, Math.ceil(((limit * count) / Math.max(candidates, 1)) * overFetch));
-    while (wanted <= maxCandidates && wanted < count) {
+    while (wanted * graphCost < candidates && wanted < count) {
       const hits = this.graphSearch(query, queryCodes, eligible, limit, wanted);
       if (hits.length >= limit) return hits;
       wanted *= WIDEN;
