@@ -104,7 +104,7 @@ export class VectorSegment {
    * how many it marks (it may count chunks outside this segment: that only costs a retry).
    */
   search(query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number): SegmentHit[] {
-    if (!this.hnsw || limit <= 0 || query.length !== this.dimension) return [];
+    if (!this.hnsw || limit <= 0 || query.length !== this.dimension || (eligible !== null && eligibleCount <= 0)) return [];
     const count = this.count;
     const { minCandidates, margin, graphCost } = this.tuning;
     const candidates = eligible === null ? count : Math.min(eligibleCount, count);
