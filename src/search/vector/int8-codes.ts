@@ -13,7 +13,19 @@ export function quantize(vector: Float32Array, codes: Int8Array, offset: number)
 
 /** Cosine similarity of a unit query and the vector whose codes start at codes[offset]. */
 export function codeCosine(query: Float32Array, codes: Int8Array, offset: number, scale: number): number {
-  let dot = 0;
-  for (let i = 0; i < query.length; i++) dot += query[i] * codes[offset + i];
-  return dot * scale;
+  // Four running sums: about twice as fast as one (measured with 512-d codes under Bun).
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  let d = 0;
+  const whole = query.length & ~3;
+  let i = 0;
+  for (; i < whole; i += 4) {
+    a += query[i] * codes[offset + i];
+    b += query[i + 1] * codes[offset + i + 1];
+    c += query[i + 2] * codes[offset + i + 2];
+    d += query[i + 3] * codes[offset + i + 3];
+  }
+  for (; i < query.length; i++) a += query[i] * codes[offset + i];
+  return (a + b + c + d) * scale;
 }
