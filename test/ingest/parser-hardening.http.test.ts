@@ -110,6 +110,13 @@ describe("zip bombs", () => {
     await expectFailed(file, "A part of the file (xl/workbook.xml) decompresses to more than 100 MB; it looks like a zip bomb");
   });
 
+  test("a bomb behind prepended bytes (which jszip skips, moving every offset) is refused as damaged", async () => {
+    const zip = rawZip([stored("[Content_Types].xml", "<Types/>"), bomb("word/document.xml", 1024)]);
+    const junk = Buffer.alloc(64);
+    junk.writeUInt32LE(0x04034b50, 0); // still starts like a zip
+    await expectFailed(new File([junk, zip], "shifted.docx"), "Not a valid DOCX file");
+  });
+
   test("a package of more than 10,000 parts fails before they are read", async () => {
     const entries = Array.from({ length: 10_001 }, (_, i) => stored(`ppt/slides/slide${i}.xml`, "<p:sld/>"));
     await expectFailed(new File([rawZip(entries)], "parts.pptx"), "The file has more than 10000 parts; it looks like a zip bomb");

@@ -10,7 +10,6 @@ import { ParseError } from "./types.ts";
 
 const MB = 1024 * 1024;
 const ZIP_BOMB = "it looks like a zip bomb";
-const END_OF_DIRECTORY = 0x06054b50;
 const ZIP64_END_LOCATOR = 0x07064b50;
 const ZIP64_END_OF_DIRECTORY = 0x06064b50;
 const DIRECTORY_ENTRY = 0x02014b50;
@@ -25,9 +24,10 @@ const UNKNOWN_32 = 0xffffffff;
  */
 export function assertZipWithinLimits(data: Uint8Array): void {
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const directory = centralDirectory(bytes);
   let total = 0;
   let entries = 0;
-  for (let at = centralDirectoryOffset(bytes); at + 46 <= bytes.length && bytes.readUInt32LE(at) === DIRECTORY_ENTRY; ) {
+  for (let at = directory.offset; at + 46 <= bytes.length && bytes.readUInt32LE(at) === DIRECTORY_ENTRY; ) {
     if (++entries > PACKAGE_LIMITS.parts) throw new ParseError(`The file has more than ${PACKAGE_LIMITS.parts} parts; ${ZIP_BOMB}`);
     const method = bytes.readUInt16LE(at + 10);
     const nameLength = bytes.readUInt16LE(at + 28);
@@ -42,19 +42,23 @@ export function assertZipWithinLimits(data: Uint8Array): void {
     total += inflatedSize(bytes, name, method, sizes, PACKAGE_LIMITS.fileBytes - total);
     at += 46 + nameLength + extraLength + bytes.readUInt16LE(at + 32);
   }
+  // Otherwise the directory is not where the end record says (jszip then looks for it elsewhere,
+  // e.g. after bytes prepended to the zip) and the entries checked are not the ones read.
+  if (entries !== directory.entries) throw new Error(`central directory has ${entries} entries, its end record says ${directory.entries}`);
 }
 
-/** Where the central directory starts, from the (Zip64) end of central directory record. */
-function centralDirectoryOffset(bytes: Buffer): number {
+/** Where the central directory starts and how many entries it has, from the (Zip64) end of central directory record. */
+function centralDirectory(bytes: Buffer): { offset: number; entries: number } {
   const end = bytes.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  if (end === -1 || bytes.readUInt32LE(end) !== END_OF_DIRECTORY || end + 22 > bytes.length) throw new Error("no end of central directory");
+  if (end === -1 || end + 22 > bytes.length) throw new Error("no end of central directory");
   const offset = bytes.readUInt32LE(end + 16);
-  if (offset !== UNKNOWN_32) return offset;
+  const entries = bytes.readUInt16LE(end + 10);
+  if (offset !== UNKNOWN_32 && entries !== 0xffff) return { offset, entries };
   const locator = end - 20;
   if (locator < 0 || bytes.readUInt32LE(locator) !== ZIP64_END_LOCATOR) throw new Error("no Zip64 end of central directory locator");
   const record = Number(bytes.readBigUInt64LE(locator + 8));
   if (record + 56 > bytes.length || bytes.readUInt32LE(record) !== ZIP64_END_OF_DIRECTORY) throw new Error("no Zip64 end of central directory");
-  return Number(bytes.readBigUInt64LE(record + 48));
+  return { offset: Number(bytes.readBigUInt64LE(record + 48)), entries: Number(bytes.readBigUInt64LE(record + 32)) };
 }
 
 interface EntrySizes {
