@@ -33,12 +33,12 @@ export interface SearchTuning {
 }
 
 /**
- * Measured with scripts/bench/vector-segment.ts at 100k chunks (limit 10): a graph search costs ~2.5-20 µs
- * per result asked for (ef 400-4,000), a scan ~2-3 µs per eligible chunk; the two meet at ~3k eligible.
- * Over-fetching the graph thus pays from about sqrt(2 × margin × graphCost × limit × chunks) eligible chunks
- * (~11k of 1M for limit 10, ~36k for limit 100).
+ * Measured with scripts/bench/vector-segment.ts at 100k chunks (real embeddings, limit 10, 2 busy cores): a
+ * graph search costs ~5 µs per result asked for (400-4,000), a scan ~1-2 µs per eligible chunk; the two
+ * meet at ~3k eligible. Over-fetching from the graph thus pays from about sqrt(margin × graphCost × limit ×
+ * chunks) eligible chunks: ~9k of 1M for limit 10, ~28k for limit 100.
  */
-export const SEARCH_TUNING: SearchTuning = { minCandidates: EXPANSION_SEARCH, margin: 2, graphCost: 6 };
+export const SEARCH_TUNING: SearchTuning = { minCandidates: EXPANSION_SEARCH, margin: 2, graphCost: 4 };
 /** Each retry asks the graph for this many times more candidates. */
 const WIDEN = 4;
 
