@@ -36,9 +36,15 @@ export function termWeight(queryWeight: number, stats: KeywordStats, term: strin
   return queryWeight * idf(stats.chunkCount, stats.documentFrequency(term)) * (BM25_K1 + 1);
 }
 
-/** BM25's length normalization k1·(1 − b + b·length/average) of a chunk of `length` terms. */
+/** BM25's length normalization k1·(1 − b + b·length/average) as NORM_BASE + normPerTerm(average) · length. */
+export const NORM_BASE = BM25_K1 * (1 - BM25_B);
+
+export function normPerTerm(averageLength: number): number {
+  return (BM25_K1 * BM25_B) / averageLength;
+}
+
 export function lengthNorm(length: number, averageLength: number): number {
-  return BM25_K1 * (1 - BM25_B + (BM25_B * length) / averageLength);
+  return NORM_BASE + normPerTerm(averageLength) * length;
 }
 
 /** Query terms with their weight: a repeated term counts more, with saturation (BM25's k3 = 1). */

@@ -5,12 +5,15 @@
 // walked. Chunks go by windows of slots: essential postings are summed into an accumulator, then each
 // touched chunk looks up the non-essential terms (by skipping blocks) while it can still beat θ.
 // Common terms thus cost a few block decodes instead of their whole posting lists.
-import { lengthNorm, termWeight, type KeywordHit, type KeywordStats } from "./bm25.ts";
+import { lengthNorm, NORM_BASE, normPerTerm, termWeight, type KeywordHit, type KeywordStats } from "./bm25.ts";
 import { EXHAUSTED, PostingCursor } from "./posting-cursor.ts";
 import type { KeywordSegment } from "./segment.ts";
 import { TopK } from "../topk.ts";
 
-const WINDOW = 8192;
+/** Windows start small so θ rises early, then grow to amortize the per-window work. */
+const FIRST_WINDOW = 1024;
+const MAX_WINDOW = 16384;
+const SORT_AT_MOST = 32;
 /** Bounds are summed in another order than scores: a margin keeps rounding from pruning a true hit. */
 const BOUND_MARGIN = 1 + 1e-9;
 
@@ -38,6 +41,15 @@ function upperBound(segment: KeywordSegment, term: number, factor: number, avera
   return best;
 }
 
+function insertionSort(values: Int32Array, count: number): void {
+  for (let i = 1; i < count; i++) {
+    const value = values[i];
+    let j = i - 1;
+    for (; j >= 0 && values[j] > value; j--) values[j + 1] = values[j];
+    values[j + 1] = value;
+  }
+}
+
 export function maxScoreSearch(
   segment: KeywordSegment,
   query: QueryTerm[],
@@ -59,32 +71,34 @@ export function maxScoreSearch(
 
   const { lengths, rowids, chunkCount } = segment;
   const best = new TopK(limit);
-  const scores = new Float64Array(WINDOW);
-  const touched = new Int32Array(WINDOW);
+  const scores = new Float64Array(MAX_WINDOW);
+  const touched = new Int32Array(MAX_WINDOW);
+  const perTerm = normPerTerm(average);
+  let window = FIRST_WINDOW;
   let essential = 0;
   for (;;) {
     while (essential < terms.length && prefix[essential] <= best.threshold) essential++;
     let low = EXHAUSTED;
     for (let e = essential; e < terms.length; e++) low = Math.min(low, terms[e].cursor.slot);
     if (low === EXHAUSTED) break;
-    const high = Math.min(low + WINDOW, chunkCount);
+    const high = Math.min(low + window, chunkCount);
 
     let touchedCount = 0;
     for (let e = essential; e < terms.length; e++) {
       const { cursor, factor } = terms[e];
-      while (cursor.slot < high) {
-        const slot = cursor.slot;
-        const tf = cursor.tf;
-        const i = slot - low;
-        if (scores[i] === 0) touched[touchedCount++] = i;
-        scores[i] += (factor * tf) / (tf + lengthNorm(lengths[slot], average));
-        cursor.next();
-      }
+      touchedCount = cursor.accumulate(high, low, factor, lengths, NORM_BASE, perTerm, scores, touched, touchedCount);
     }
-    const window = touched.subarray(0, touchedCount).sort();
+    // Candidates in slot order (non-essential cursors only move forward): a few are insertion-sorted,
+    // more are found again by scanning the window (typed-array sort costs more than the scan).
+    if (touchedCount <= SORT_AT_MOST) insertionSort(touched, touchedCount);
+    else {
+      touchedCount = 0;
+      for (let i = 0; i < high - low; i++) if (scores[i] !== 0) touched[touchedCount++] = i;
+    }
+    window = Math.min(window * 2, MAX_WINDOW);
 
     for (let t = 0; t < touchedCount; t++) {
-      const i = window[t];
+      const i = touched[t];
       const slot = low + i;
       let score = scores[i];
       scores[i] = 0;
@@ -95,7 +109,7 @@ export function maxScoreSearch(
         if (score + prefix[j] <= threshold) break;
         const { cursor, factor } = terms[j];
         cursor.advance(slot);
-        if (cursor.slot === slot) score += (factor * cursor.tf) / (cursor.tf + lengthNorm(lengths[slot], average));
+        if (cursor.slot === slot) score += (factor * cursor.tf) / (cursor.tf + (NORM_BASE + perTerm * lengths[slot]));
       }
       if (j < 0) best.push(slot, score);
     }

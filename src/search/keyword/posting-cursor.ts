@@ -47,6 +47,41 @@ export class PostingCursor {
     } else this.nextBlock();
   }
 
+  /**
+   * Adds factor · tf / (tf + norm) for each posting before slot `high` into scores[slot − low] (norm =
+   * normBase + normPerTerm · length), noting newly touched offsets; returns the new touched count.
+   */
+  accumulate(
+    high: number,
+    low: number,
+    factor: number,
+    lengths: Uint32Array,
+    normBase: number,
+    normPerTerm: number,
+    scores: Float64Array,
+    touched: Int32Array,
+    touchedCount: number,
+  ): number {
+    while (this.slot < high) {
+      const { slots, tfs, count } = this;
+      let position = this.position;
+      for (; position < count; position++) {
+        const slot = slots[position];
+        if (slot >= high) break;
+        const tf = tfs[position];
+        const i = slot - low;
+        if (scores[i] === 0) touched[touchedCount++] = i;
+        scores[i] += (factor * tf) / (tf + (normBase + normPerTerm * lengths[slot]));
+      }
+      if (position < count) {
+        this.position = position;
+        this.slot = slots[position];
+        this.tf = tfs[position];
+      } else this.nextBlock();
+    }
+    return touchedCount;
+  }
+
   /** Moves to the first posting whose slot is ≥ target (no move when already there). */
   advance(target: number): void {
     if (this.slot >= target) return;

@@ -9,6 +9,12 @@ import { PostingRuns } from "./posting-runs.ts";
 import { PostingEncoder, U32List } from "./posting-encoder.ts";
 import { encodeHeader, HEADER_BYTES, KEYWORD_SEGMENT_FILE, MAX_TF, type Section, type SegmentHeader } from "./segment-format.ts";
 
+/**
+ * A full collection every so many chunks. Tokenizing leaves garbage (texts, term arrays) whose memory JSC
+ * otherwise frees too late while this loop runs: without it the builder grew past 5 GB by 700k chunks.
+ */
+const COLLECT_EVERY = 20_000;
+
 export interface SegmentChunk {
   rowid: number;
   text: string;
@@ -72,6 +78,7 @@ export function writeKeywordSegment(dir: string, chunks: Iterable<SegmentChunk>,
     for (const chunk of chunks) {
       if (rowids.length > 0 && chunk.rowid <= rowids.values[rowids.length - 1]) throw new Error("segment chunks must come in ascending rowid order");
       const slot = rowids.length;
+      if (slot % COLLECT_EVERY === COLLECT_EVERY - 1) Bun.gc(true);
       rowids.push(chunk.rowid);
       const terms = keywordTerms(chunk.text);
       lengths.push(terms.length);
