@@ -10,6 +10,8 @@ export interface LatencySummary {
   /** Answers other than 200 (429s included), and requests that failed outright. */
   non200: number;
   failed: number;
+  /** The slowest requests: when they started (epoch ms) and how long they took (a failed one counts its wait). */
+  slowest: { at: number; ms: number }[];
 }
 
 export function percentile(sorted: number[], p: number): number {
@@ -19,6 +21,7 @@ export function percentile(sorted: number[], p: number): number {
 
 export class BackgroundTenant {
   private readonly latencies: number[] = [];
+  private readonly samples: { at: number; ms: number }[] = [];
   private non200 = 0;
   private failed = 0;
   private running = false;
@@ -45,12 +48,14 @@ export class BackgroundTenant {
       max: sorted.at(-1) ?? 0,
       non200: this.non200,
       failed: this.failed,
+      slowest: [...this.samples].sort((a, b) => b.ms - a.ms).slice(0, 5),
     };
   }
 
   private async run(): Promise<void> {
     while (this.running) {
       const started = performance.now();
+      const at = Date.now();
       try {
         const res = await fetch(`${this.baseUrl()}/api/v1/knowledge-bases`, {
           headers: { authorization: `Bearer ${this.apiKey}` },
@@ -62,6 +67,7 @@ export class BackgroundTenant {
       } catch {
         this.failed++; // the server was down or did not answer in 30 s
       }
+      this.samples.push({ at, ms: performance.now() - started });
       await Bun.sleep(Math.max(0, INTERVAL_MS - (performance.now() - started)));
     }
   }

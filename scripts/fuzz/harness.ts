@@ -33,6 +33,8 @@ export interface CaseResult {
   expect: string;
   status: number;
   errorCode?: string;
+  /** When the case was sent (epoch ms) and how long its answer took. */
+  at: number;
   ms: number;
   rateLimitRetries: number;
   problems: Problem[];
@@ -54,6 +56,8 @@ export interface FuzzRun {
   leftoverFiles: string[];
   serverErrors: string[];
   attackerAccounts: number;
+  /** Epoch ms. */
+  startedAt: number;
   durationMs: number;
 }
 
@@ -182,6 +186,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzRun> {
 
     async function runCase(fuzzCase: FuzzCase): Promise<CaseResult> {
       const request = fuzzCase.build(ids());
+      const at = Date.now();
       let { response, rateLimited } = await sendPolitely(target(), request, authorizationFor(request, attacker), CASE_RATE_WAIT_MS);
       const usageRefusal = response.status === 429 ? (response.json as any)?.error : undefined;
       if (fuzzCase.createsDocument && usageRefusal?.code === "USAGE_LIMIT_EXCEEDED") {
@@ -202,6 +207,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzRun> {
         expect: fuzzCase.expect,
         status: response.status,
         errorCode: (response.json as any)?.error?.code,
+        at,
         ms: Math.round(response.ms),
         rateLimitRetries: rateLimited,
         problems: judge(response, fuzzCase.expect),
@@ -245,6 +251,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzRun> {
       leftoverFiles: leftoverFiles(dataDir, livePaths),
       serverErrors,
       attackerAccounts,
+      startedAt: started,
       durationMs: Date.now() - started,
     };
   } finally {
