@@ -47,6 +47,8 @@ async function startBinary(dir: string): Promise<RunningBinary> {
       QUARRY_DATA_DIR: join(dir, "data"),
       QUARRY_WORKERS: "1",
       QUARRY_LIMITS: "off",
+      // Every change folds into an on-disk search segment, so searches also run through its vector graph.
+      QUARRY_SEGMENT_MIN_CHANGES: "1",
     },
     stdin: "ignore",
     stdout: "pipe",
@@ -138,6 +140,18 @@ describe("the compiled binary, alone in an empty directory", () => {
       expect(search.body.data.results[0]).toMatchObject({ document_id: document.id, text });
       expect(search.body.data.usage.search_mode).toBe(mode);
     }
+    // The index worker folds the chunk into a segment; vector search then goes through its HNSW graph
+    // (usearch's addon, loaded from the unpacked folder like the other native code).
+    const segments = join(dataDir, "indexes", kb.body.data.id);
+    const built = () => existsSync(segments) && readdirSync(segments).some((name) => existsSync(join(segments, name, "vector", "vectors.json")));
+    for (let waited = 0; !built() && waited < 60_000; waited += 250) await Bun.sleep(250);
+    const vector = await api.request("POST", `/v1/knowledge-bases/${kb.body.data.id}/search`, {
+      token: account.apiKey,
+      body: { query: "who boards the freighters?", mode: "vector" },
+    });
+    expect(vector.body.data.results[0]).toMatchObject({ document_id: document.id, text });
+    const unpacked = join(dataDir, ".runtime", readdirSync(join(dataDir, ".runtime"))[0]);
+    expect(readFileSync(`/proc/${running.process.pid}/maps`, "utf8")).toContain(join(unpacked, "lib", "usearch.node"));
   }, 120_000);
 
   test("a scanned PDF is rendered and read by OCR inside the binary", async () => {
