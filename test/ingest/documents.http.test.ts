@@ -200,7 +200,7 @@ describe("PUT /documents/{id} (replace)", () => {
     const original = await ingest(server, ws, text("plan.txt", "The walrus colony gathers on the northern beach every summer."), '{"owner":"ana"}');
     const oldChunkIds = (await allChunks(server, ws, original.id)).map((c) => c.id);
     const db = server.server.ctx.db;
-    expect(keywordHits(db, ws.kbId, "walrus")).toEqual([original.id]);
+    expect(await keywordHits(server, ws, "walrus")).toEqual([original.id]);
 
     const res = await replace(server, ws, original.id, text("plan-v2.md", "# Plan\n\nThe flamingo flock feeds in the salt lagoon at dawn."));
     expect(res.status).toBe(202);
@@ -211,9 +211,9 @@ describe("PUT /documents/{id} (replace)", () => {
     const chunks = await allChunks(server, ws, original.id);
     expect(chunks.some((c) => oldChunkIds.includes(c.id))).toBe(false);
     expect(chunks.map((c) => c.text).join(" ")).toContain("flamingo");
-    expect(keywordHits(db, ws.kbId, "walrus")).toEqual([]);
-    expect(keywordHits(db, ws.kbId, "flamingo")).toEqual([original.id]);
-    expect(indexRows(db, original.id)).toEqual({ chunks: replaced.chunk_count, vectors: replaced.chunk_count, keyword: replaced.chunk_count });
+    expect(await keywordHits(server, ws, "walrus")).toEqual([]);
+    expect(await keywordHits(server, ws, "flamingo")).toEqual([original.id]);
+    expect(indexRows(db, original.id)).toEqual({ chunks: replaced.chunk_count, vectors: replaced.chunk_count});
     expect(existsSync(join(server.dataDir, original.storage_path))).toBe(false);
     expect(existsSync(join(server.dataDir, replaced.storage_path))).toBe(true);
 
@@ -250,7 +250,7 @@ describe("PUT /documents/{id} (replace)", () => {
     const failedAgain = await waitForDocument(server, ws.account.apiKey, ws.kbId, broken.id);
     expect(failedAgain.status).toBe("failed");
     expect(failedAgain.chunk_count).toBe(0);
-    expect(indexRows(server.server.ctx.db, broken.id)).toEqual({ chunks: 0, vectors: 0, keyword: 0 });
+    expect(indexRows(server.server.ctx.db, broken.id)).toEqual({ chunks: 0, vectors: 0});
   });
 
   test("validates the replacement like an upload", async () => {
@@ -277,10 +277,10 @@ describe("DELETE /documents/{id}", () => {
     expect(res.body).toEqual({ data: { deleted: true } });
     expect((await get(ws, `/${gone.id}`)).status).toBe(404);
     expect((await get(ws, `/${gone.id}/chunks`)).status).toBe(404);
-    expect(indexRows(db, gone.id)).toEqual({ chunks: 0, vectors: 0, keyword: 0 });
+    expect(indexRows(db, gone.id)).toEqual({ chunks: 0, vectors: 0});
     expect(totalVectors(db)).toBe(vectorsBefore - gone.chunk_count);
-    expect(keywordHits(db, ws.kbId, "volcano")).toEqual([]);
-    expect(keywordHits(db, ws.kbId, "lighthouse")).toEqual([keep.id]);
+    expect(await keywordHits(server, ws, "volcano")).toEqual([]);
+    expect(await keywordHits(server, ws, "lighthouse")).toEqual([keep.id]);
     expect(existsSync(join(server.dataDir, "files", ws.kbId, gone.id))).toBe(false);
     expect(existsSync(join(server.dataDir, keep.storage_path))).toBe(true);
     expect((await kb()).body.data.document_count).toBe(1);
@@ -294,7 +294,7 @@ describe("DELETE /documents/{id}", () => {
     expect((await server.request("DELETE", `${ws.docs}/${id}`, { token: ws.account.apiKey })).status).toBe(200);
     const after = await ingest(server, ws, text("after.txt", "processed after the deleted one"));
     expect(after.status).toBe("ready");
-    expect(indexRows(server.server.ctx.db, id)).toEqual({ chunks: 0, vectors: 0, keyword: 0 });
+    expect(indexRows(server.server.ctx.db, id)).toEqual({ chunks: 0, vectors: 0});
     expect(server.server.ctx.db.query("SELECT COUNT(*) AS n FROM ingest_jobs WHERE document_id = ?").get(id)).toEqual({ n: 0 });
   });
 });
@@ -344,7 +344,7 @@ describe("isolation and ids", () => {
     const doc = await ingest(server, ws, text("kb.txt", "The archive holds maps of old trade routes."));
     const res = await server.request("DELETE", `/v1/knowledge-bases/${ws.kbId}`, { token: ws.account.apiKey });
     expect(res.status).toBe(200);
-    expect(indexRows(server.server.ctx.db, doc.id)).toEqual({ chunks: 0, vectors: 0, keyword: 0 });
+    expect(indexRows(server.server.ctx.db, doc.id)).toEqual({ chunks: 0, vectors: 0});
     expect(existsSync(join(server.dataDir, "files", ws.kbId))).toBe(false);
   });
 });

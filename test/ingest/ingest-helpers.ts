@@ -1,5 +1,5 @@
 // Shared by the document/ingestion HTTP tests: a knowledge base to work in, upload helpers, and counts
-// of what the index holds for a document (read straight from the server's database).
+// of what the store holds for a document (read straight from the server's database), keyword search.
 import type { Db } from "../../src/store/db.ts";
 import { signup, waitForDocument, type TestAccount, type TestServer } from "../helpers/server.ts";
 
@@ -48,25 +48,23 @@ export async function allChunks(server: TestServer, ws: Workspace, docId: string
   return chunks;
 }
 
-/** Rows the index holds for a document: chunks, their vectors and their keyword rows. */
+/** Rows the store holds for a document: its chunks and their vectors. */
 export function indexRows(db: Db, docId: string) {
   const count = (sql: string) => db.query<{ n: number }, [string]>(sql).get(docId)!.n;
   return {
     chunks: count("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?"),
     vectors: count("SELECT COUNT(*) AS n FROM vec_chunks WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ?)"),
-    keyword: count("SELECT COUNT(*) AS n FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ?)"),
   };
 }
 
-/** Documents whose chunks match an FTS5 query, in the knowledge base. */
-export function keywordHits(db: Db, kbId: string, query: string): string[] {
-  return db
-    .query<{ document_id: string }, [string, string]>(
-      `SELECT DISTINCT c.document_id FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid
-       WHERE chunks_fts MATCH ? AND c.kb_id = ?`,
-    )
-    .all(query, kbId)
-    .map((r) => r.document_id);
+/** Documents a keyword search of the knowledge base finds (through the API), best first. */
+export async function keywordHits(server: TestServer, ws: Workspace, query: string): Promise<string[]> {
+  const res = await server.request("POST", `/v1/knowledge-bases/${ws.kbId}/search`, {
+    token: ws.account.apiKey,
+    body: { query, mode: "keyword", top_k: 50, rerank: false },
+  });
+  if (res.status !== 200) throw new Error(`keyword search failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return [...new Set((res.body.data.results as { document_id: string }[]).map((r) => r.document_id))];
 }
 
 /** Total vectors in the whole store (to prove deletes leave nothing behind). */

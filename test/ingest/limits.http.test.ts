@@ -75,7 +75,7 @@ describe("page metering", () => {
       "Document has 3 pages but only 1 of the monthly allowance of 100 pages remain. Upgrade your plan or wait for the next billing period; nothing was counted.",
     );
     expect(big.chunk_count).toBe(0);
-    expect(indexRows(server.server.ctx.db, big.id)).toEqual({ chunks: 0, vectors: 0, keyword: 0 });
+    expect(indexRows(server.server.ctx.db, big.id)).toEqual({ chunks: 0, vectors: 0});
     expect(pagesUsed(ws)).toBe(99);
 
     const fits = await ingest(server, ws, text("fits.txt", "one page"));

@@ -105,7 +105,7 @@ describe("restart after SIGKILL", () => {
       try {
         for (const doc of docs) {
           expect(doc.chunk_count).toBeGreaterThan(0);
-          expect(indexRows(db, doc.id)).toEqual({ chunks: doc.chunk_count, vectors: doc.chunk_count, keyword: doc.chunk_count });
+          expect(indexRows(db, doc.id)).toEqual({ chunks: doc.chunk_count, vectors: doc.chunk_count});
         }
         const totalChunks = docs.reduce((sum, d) => sum + d.chunk_count, 0);
         expect(count(db, "SELECT COUNT(*) AS n FROM chunks")).toBe(totalChunks);
@@ -154,7 +154,7 @@ describe("stop and start in process", () => {
     server = await startTestServer({ dataDir, env: { QUARRY_LIMITS: "off" } });
     const doc = await waitForDocument(server, ws.account.apiKey, ws.kbId, id, 300_000);
     expect(doc.status).toBe("ready");
-    expect(indexRows(server.server.ctx.db, id)).toEqual({ chunks: doc.chunk_count, vectors: doc.chunk_count, keyword: doc.chunk_count });
+    expect(indexRows(server.server.ctx.db, id)).toEqual({ chunks: doc.chunk_count, vectors: doc.chunk_count});
     await server.stop();
     server = null;
   });
@@ -172,7 +172,7 @@ describe("stop and start in process", () => {
     const failed = (await server.request("GET", `${ws.docs}/${doc.id}`, { token: ws.account.apiKey })).body.data;
     expect(failed.status).toBe("failed");
     expect(failed.error_detail).toMatch(/^Processing was interrupted 3 times/);
-    expect(indexRows(server.server.ctx.db, doc.id)).toEqual({ chunks: 0, vectors: 0, keyword: 0 });
+    expect(indexRows(server.server.ctx.db, doc.id)).toEqual({ chunks: 0, vectors: 0});
     await server.stop();
     server = null;
   });
@@ -198,7 +198,7 @@ describe("stop and start in process", () => {
         "The ingestion worker stopped unexpectedly (exit code 1); processing was attempted 3 times. The file may be malformed or too complex to process.",
       );
       expect(queue.claim()).toBeNull();
-      expect(indexRows(db, doc.id)).toEqual({ chunks: 0, vectors: 0, keyword: 0 });
+      expect(indexRows(db, doc.id)).toEqual({ chunks: 0, vectors: 0});
     } finally {
       db.close();
     }
