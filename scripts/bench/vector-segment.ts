@@ -175,7 +175,7 @@ console.log("filtered limit 10, p50 ms by path:", crossover);
 
 const exact = exactTop10();
 const recallByCandidates = Object.fromEntries(
-  [16, 64, 256, 1024].map((minCandidates) => [minCandidates, recall(only({ minCandidates }), exact)]),
+  [16, 64, 128, 256, 1024].map((minCandidates) => [minCandidates, recall(only({ minCandidates }), exact)]),
 );
 console.log(`recall@10 by graph candidates beyond the limit (default ${SEARCH_TUNING.minCandidates}):`, recallByCandidates);
 
