@@ -49,6 +49,8 @@ export interface FuzzRun {
   healthyAfter: boolean;
   /** The server and its child processes together (a parse subprocess counts). */
   peakRssBytes: number;
+  /** When the process tree peaked (epoch ms). */
+  peakRssAt: number;
   /** The server process alone. */
   peakProcessRssBytes: number;
   background: LatencySummary;
@@ -138,11 +140,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzRun> {
     },
   });
   let peakRss = 0;
+  let peakRssAt = 0;
   let peakProcessRss = 0;
   const sampler = setInterval(() => {
     if (!server.pid) return;
     const rss = rssBytes(server.pid);
-    peakRss = Math.max(peakRss, rss.tree);
+    if (rss.tree > peakRss) [peakRss, peakRssAt] = [rss.tree, Date.now()];
     peakProcessRss = Math.max(peakProcessRss, rss.process);
   }, SAMPLE_MS);
   const target = (): Target => ({ host: server.host, timeoutMs: options.requestTimeoutMs });
@@ -245,6 +248,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzRun> {
       crashes,
       healthyAfter,
       peakRssBytes: peakRss,
+      peakRssAt,
       peakProcessRssBytes: peakProcessRss,
       background: summary,
       documents: tracker.outcomes,

@@ -47,6 +47,13 @@ export function criteria(run: FuzzRun, limits: Limits = DEFAULT_LIMITS): Criteri
   ];
 }
 
+/** Which cases and document processing overlapped a moment or span of the run. */
+function inFlight(run: FuzzRun, from: number, to: number): string {
+  const cases = run.results.filter((r) => r.at <= to && from <= r.at + r.ms).map((r) => `#${r.id} ${r.name}`);
+  const processing = run.documents.filter((d) => d.doc.since <= to && from <= d.doc.since + d.seconds * 1000).map((d) => `#${d.doc.caseId} ${d.doc.caseName}`);
+  return `at +${((from - run.startedAt) / 1000).toFixed(1)} s; cases: ${cases.join(", ") || "none"}; processing: ${processing.join(", ") || "none"}`;
+}
+
 function pad(text: string, width: number): string {
   return text.length >= width ? text : text + " ".repeat(width - text.length);
 }
@@ -88,12 +95,9 @@ export function renderTable(run: FuzzRun, limits: Limits = DEFAULT_LIMITS): stri
   }
   lines.push("", "slowest answers to cases:");
   for (const r of [...run.results].sort((a, b) => b.ms - a.ms).slice(0, 5)) lines.push(`  ${r.ms} ms ${r.status} #${r.id} [${r.category}] ${r.name}`);
-  lines.push("", "slowest bystander requests, with the case in flight and documents being processed then:");
-  for (const s of run.background.slowest) {
-    const during = run.results.filter((r) => r.at <= s.at + s.ms && s.at <= r.at + r.ms).map((r) => `#${r.id} ${r.name}`);
-    const processing = run.documents.filter((d) => d.doc.since <= s.at + s.ms && s.at <= d.doc.since + d.seconds * 1000).map((d) => `#${d.doc.caseId} ${d.doc.caseName}`);
-    lines.push(`  ${s.ms.toFixed(0)} ms at +${((s.at - run.startedAt) / 1000).toFixed(1)} s; cases: ${during.join(", ") || "none"}; processing: ${processing.join(", ") || "none"}`);
-  }
+  lines.push("", "slowest bystander requests, with the cases in flight and documents being processed then:");
+  for (const s of run.background.slowest) lines.push(`  ${s.ms.toFixed(0)} ms ${inFlight(run, s.at, s.at + s.ms)}`);
+  lines.push("", `peak RSS ${Math.round(run.peakRssBytes / MB)} MB ${inFlight(run, run.peakRssAt, run.peakRssAt)}`);
   for (const c of run.crashes) lines.push(`crash: ${c.detail}`);
   for (const f of run.leftoverFiles) lines.push(`stray file: ${f}`);
   const logged = run.serverErrors.filter((l) => /failed:|error/i.test(l)).slice(0, 10);

@@ -58,8 +58,6 @@ export class ServerProcess {
   private port = 0;
   exitCode: number | null = null;
   exitSignal: string | null = null;
-  /** How many times the process ended on its own while the harness was running. */
-  crashes = 0;
 
   constructor(private readonly options: ServerOptions) {}
 
@@ -100,13 +98,10 @@ export class ServerProcess {
       if (this.process !== child) return;
       this.exitCode = child.exitCode;
       this.exitSignal = child.signalCode === null ? null : String(child.signalCode);
-      if (!this.stopping) this.crashes++;
     });
     void this.pipeStderr(child);
     await this.waitHealthy(STARTUP_TIMEOUT_MS);
   }
-
-  private stopping = false;
 
   private async pipeStderr(child: Subprocess): Promise<void> {
     const reader = (child.stderr as ReadableStream<Uint8Array>).getReader();
@@ -145,7 +140,6 @@ export class ServerProcess {
 
   async stop(): Promise<void> {
     if (!this.process || !this.alive) return;
-    this.stopping = true;
     this.process.kill("SIGTERM");
     const killed = await Promise.race([this.process.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
     if (!killed) this.process.kill("SIGKILL");
