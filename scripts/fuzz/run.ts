@@ -1,4 +1,4 @@
-// npm run fuzz [-- --seed N --count N --bomb-mb N --doc-budget-s N --rss-limit-mb N]: the hostile-input
+// npm run fuzz [-- --seed N --count N --bomb-mb N --doc-budget-s N --timeout-s N --rss-limit-mb N] (or FUZZ_SEED, FUZZ_COUNT…): the hostile-input
 // harness against a fresh server process. Prints a table and, last, one JSON summary line; exits 1 when a
 // criterion fails.
 import { runFuzz } from "./harness.ts";
