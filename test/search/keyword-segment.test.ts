@@ -91,7 +91,7 @@ test("pruned segment search returns the exhaustive top k, with and without an el
     }
   }
   expect(compared).toBeGreaterThan(50_000);
-});
+}, 60_000);
 
 test("a segment plus an in-memory delta, under combined statistics, rank like one index over all chunks", () => {
   const split = Math.floor(all.length * 0.8);

@@ -41,6 +41,10 @@ function upperBound(segment: KeywordSegment, term: number, factor: number, avera
   return best;
 }
 
+/** Per-window accumulators, shared by all searches (they run synchronously); every score is reset to 0. */
+const scores = new Float64Array(MAX_WINDOW);
+const touched = new Int32Array(MAX_WINDOW);
+
 function insertionSort(values: Int32Array, count: number): void {
   for (let i = 1; i < count; i++) {
     const value = values[i];
@@ -71,8 +75,6 @@ export function maxScoreSearch(
 
   const { lengths, rowids, chunkCount } = segment;
   const best = new TopK(limit);
-  const scores = new Float64Array(MAX_WINDOW);
-  const touched = new Int32Array(MAX_WINDOW);
   const perTerm = normPerTerm(average);
   let window = FIRST_WINDOW;
   let essential = 0;
