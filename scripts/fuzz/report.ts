@@ -50,6 +50,9 @@ export function criteria(run: FuzzRun, limits: Limits = DEFAULT_LIMITS): Criteri
 /** Which cases and document processing overlapped a moment or span of the run. */
 function inFlight(run: FuzzRun, from: number, to: number): string {
   const cases = run.results.filter((r) => r.at <= to && from <= r.at + r.ms).map((r) => `#${r.id} ${r.name}`);
+  // a case the harness gave up on may still be running in the server
+  const before = run.results.filter((r) => r.at + r.ms < from).at(-1);
+  if (cases.length === 0 && before) cases.push(`none (the last one, ${((from - before.at - before.ms) / 1000).toFixed(1)} s earlier: #${before.id} ${before.name}, ${before.status || "no answer"})`);
   const processing = run.documents.filter((d) => d.doc.since <= to && from <= d.doc.since + d.seconds * 1000).map((d) => `#${d.doc.caseId} ${d.doc.caseName}`);
   return `at +${((from - run.startedAt) / 1000).toFixed(1)} s; cases: ${cases.join(", ") || "none"}; processing: ${processing.join(", ") || "none"}`;
 }
