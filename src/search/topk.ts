@@ -1,4 +1,5 @@
 // The k best (id, score) pairs of a stream, kept in a min-heap: O(n log k) instead of sorting everything.
+// Typed arrays and hole-based sifting: pushes are on the hot path of every search.
 
 export interface Scored {
   id: number;
@@ -6,61 +7,75 @@ export interface Scored {
 }
 
 export class TopK {
-  private readonly ids: number[] = [];
-  private readonly scores: number[] = [];
+  /** Grown by doubling up to k, so a large k costs nothing until that many pairs arrive. */
+  private ids: Float64Array;
+  private scores: Float64Array;
+  private size = 0;
 
-  constructor(readonly k: number) {}
+  constructor(readonly k: number) {
+    const capacity = Math.max(0, Math.min(Math.ceil(k), 1024));
+    this.ids = new Float64Array(capacity);
+    this.scores = new Float64Array(capacity);
+  }
 
   /** The score a newcomer must beat once the heap is full. */
   get threshold(): number {
-    return this.ids.length < this.k ? -Infinity : this.scores[0];
+    return this.size < this.k ? -Infinity : this.scores[0];
   }
 
   push(id: number, score: number): void {
-    if (this.k <= 0) return;
-    if (this.ids.length < this.k) {
-      this.ids.push(id);
-      this.scores.push(score);
-      this.siftUp(this.ids.length - 1);
-    } else if (score > this.scores[0]) {
-      this.ids[0] = id;
-      this.scores[0] = score;
-      this.siftDown(0);
-    }
+    if (this.size < this.k) {
+      if (this.size === this.ids.length) this.grow();
+      this.siftUp(this.size++, id, score);
+    } else if (this.size > 0 && score > this.scores[0]) this.siftDown(id, score);
+  }
+
+  private grow(): void {
+    const capacity = Math.min(Math.ceil(this.k), this.ids.length * 2);
+    const ids = new Float64Array(capacity);
+    ids.set(this.ids);
+    this.ids = ids;
+    const scores = new Float64Array(capacity);
+    scores.set(this.scores);
+    this.scores = scores;
   }
 
   /** Best first; ties keep the smaller id first so results are deterministic. */
   sorted(): Scored[] {
-    return this.ids
-      .map((id, i) => ({ id, score: this.scores[i] }))
-      .sort((a, b) => b.score - a.score || a.id - b.id);
+    return Array.from({ length: this.size }, (_, i) => ({ id: this.ids[i], score: this.scores[i] })).sort(
+      (a, b) => b.score - a.score || a.id - b.id,
+    );
   }
 
-  private swap(a: number, b: number): void {
-    [this.ids[a], this.ids[b]] = [this.ids[b], this.ids[a]];
-    [this.scores[a], this.scores[b]] = [this.scores[b], this.scores[a]];
-  }
-
-  private siftUp(i: number): void {
+  /** Places (id, score) at the hole `i`, moving larger parents down. */
+  private siftUp(i: number, id: number, score: number): void {
+    const { ids, scores } = this;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (this.scores[parent] <= this.scores[i]) return;
-      this.swap(parent, i);
+      if (scores[parent] <= score) break;
+      ids[i] = ids[parent];
+      scores[i] = scores[parent];
       i = parent;
     }
+    ids[i] = id;
+    scores[i] = score;
   }
 
-  private siftDown(i: number): void {
-    const n = this.ids.length;
+  /** Replaces the root by (id, score), moving smaller children up. */
+  private siftDown(id: number, score: number): void {
+    const { ids, scores, size } = this;
+    let i = 0;
     for (;;) {
       const left = 2 * i + 1;
+      if (left >= size) break;
       const right = left + 1;
-      let smallest = i;
-      if (left < n && this.scores[left] < this.scores[smallest]) smallest = left;
-      if (right < n && this.scores[right] < this.scores[smallest]) smallest = right;
-      if (smallest === i) return;
-      this.swap(smallest, i);
-      i = smallest;
+      const child = right < size && scores[right] < scores[left] ? right : left;
+      if (scores[child] >= score) break;
+      ids[i] = ids[child];
+      scores[i] = scores[child];
+      i = child;
     }
+    ids[i] = id;
+    scores[i] = score;
   }
 }

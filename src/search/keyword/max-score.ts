@@ -44,6 +44,23 @@ function upperBound(segment: KeywordSegment, term: number, factor: number, avera
 /** Per-window accumulators, shared by all searches (they run synchronously); every score is reset to 0. */
 const scores = new Float64Array(MAX_WINDOW);
 const touched = new Int32Array(MAX_WINDOW);
+const bits = new Int32Array(MAX_WINDOW / 32);
+
+/** Sorts distinct offsets below `size` (typed-array sort costs far more). */
+function bitmapSort(values: Int32Array, count: number, size: number): void {
+  for (let i = 0; i < count; i++) bits[values[i] >>> 5] |= 1 << (values[i] & 31);
+  let n = 0;
+  for (let word = 0; word < (size + 31) >>> 5; word++) {
+    let set = bits[word];
+    if (set === 0) continue;
+    bits[word] = 0;
+    while (set !== 0) {
+      const low = set & -set;
+      values[n++] = (word << 5) | (31 - Math.clz32(low));
+      set ^= low;
+    }
+  }
+}
 
 function insertionSort(values: Int32Array, count: number): void {
   for (let i = 1; i < count; i++) {
@@ -90,13 +107,10 @@ export function maxScoreSearch(
       const { cursor, factor } = terms[e];
       touchedCount = cursor.accumulate(high, low, factor, lengths, NORM_BASE, perTerm, scores, touched, touchedCount);
     }
-    // Candidates in slot order (non-essential cursors only move forward): a few are insertion-sorted,
-    // more are found again by scanning the window (typed-array sort costs more than the scan).
+    // Non-essential cursors only move forward, so candidates must come in slot order when there are
+    // such terms: a few are insertion-sorted, more are put in order through a bitmap of the window.
     if (touchedCount <= SORT_AT_MOST) insertionSort(touched, touchedCount);
-    else {
-      touchedCount = 0;
-      for (let i = 0; i < high - low; i++) if (scores[i] !== 0) touched[touchedCount++] = i;
-    }
+    else if (essential > 0) bitmapSort(touched, touchedCount, high - low);
     window = Math.min(window * 2, MAX_WINDOW);
 
     for (let t = 0; t < touchedCount; t++) {
