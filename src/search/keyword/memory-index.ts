@@ -63,14 +63,9 @@ export class KeywordIndex implements KeywordStats {
     return this.postings.get(term)?.length ?? 0;
   }
 
-  has(rowid: number): boolean {
-    return this.slotOf.has(rowid);
-  }
-
   /** Indexes a chunk's text under its rowid. */
   add(rowid: number, text: string): void {
     if (this.slotOf.has(rowid)) throw new Error(`chunk ${rowid} is already in the keyword index`);
-    this.compact();
     const slot = this.slotCount++;
     const terms = keywordTerms(text);
     for (const term of terms) {
@@ -93,7 +88,7 @@ export class KeywordIndex implements KeywordStats {
     this.norms = null;
   }
 
-  /** Drops a chunk (applied at the next read); a rowid the index does not hold is ignored. */
+  /** Drops a chunk (slots are renumbered at the next read, not per removal); an unknown rowid is ignored. */
   remove(rowid: number): void {
     const slot = this.slotOf.get(rowid);
     if (slot === undefined) return;

@@ -39,14 +39,6 @@ export class PostingCursor {
     this.nextBlock();
   }
 
-  /** Moves to the next posting. */
-  next(): void {
-    if (++this.position < this.count) {
-      this.slot = this.slots[this.position];
-      this.tf = this.tfs[this.position];
-    } else this.nextBlock();
-  }
-
   /**
    * Adds factor · tf / (tf + norm) for each posting before slot `high` into scores[slot − low] (norm =
    * normBase + normPerTerm · length), noting newly touched offsets; returns the new touched count.
