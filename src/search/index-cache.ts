@@ -1,12 +1,13 @@
 // The search indexes of the knowledge bases in use, one KbIndex each, within a memory budget: when their
 // in-memory parts (documents, deltas) add up to more than the budget, the least recently used are let go
-// (their segments stay on disk and reopen in milliseconds). It also runs the index worker and swaps each
-// segment the worker publishes into the knowledge base's index.
+// (their segments stay on disk and reopen quickly). It also runs the index worker, swapping each segment it
+// publishes into the knowledge base's index, and the vector search thread.
 import type { Db } from "../store/db.ts";
 import { KbIndex } from "./kb-index.ts";
 import { latestSegment } from "./segment-files.ts";
 import { SegmentBuilds, type SegmentBuilt } from "./segment-builds.ts";
 import type { IndexWorkerSettings } from "./index-worker-protocol.ts";
+import { VectorSearcher } from "./vector-searcher.ts";
 
 export interface IndexCacheOptions {
   db: Db;
@@ -25,6 +26,7 @@ const WORKER_POLL_MS = 2_000;
 export class IndexCache {
   private readonly indexes = new Map<string, KbIndex>();
   private readonly builds: SegmentBuilds;
+  private readonly vectors: VectorSearcher;
 
   constructor(private readonly options: IndexCacheOptions) {
     const settings: IndexWorkerSettings = {
@@ -36,6 +38,7 @@ export class IndexCache {
       pollMs: WORKER_POLL_MS,
     };
     this.builds = new SegmentBuilds(settings, (built) => this.adopt(built));
+    this.vectors = new VectorSearcher(options.dataDir, options.dimension);
   }
 
   /** Starts the index worker (folds piled-up changes into segments in the background). */
@@ -47,6 +50,7 @@ export class IndexCache {
     await this.builds.stop();
     for (const index of this.indexes.values()) index.close();
     this.indexes.clear();
+    this.vectors.stop();
   }
 
   /** The knowledge base's index, up to date with the database (or catching up, see KbIndex). */
@@ -57,7 +61,7 @@ export class IndexCache {
       this.indexes.delete(kbId);
       this.indexes.set(kbId, index);
     } else {
-      index = new KbIndex(this.options.db, this.options.dataDir, kbId, this.options.dimension);
+      index = new KbIndex(this.options.db, this.options.dataDir, kbId, this.options.dimension, this.vectors);
       this.indexes.set(kbId, index);
     }
     index.refresh();

@@ -15,7 +15,7 @@ import { DeltaVectors } from "./delta-vectors.ts";
 import { mergeHits, type RowidHit } from "./rowid-hit.ts";
 import type { DocumentPredicate } from "./filters.ts";
 import { KeywordIndex, KeywordSegment, queryTermWeights, type KeywordStats } from "./keyword/index.ts";
-import { VectorSegment } from "./vector/segment.ts";
+import type { VectorSearcher } from "./vector-searcher.ts";
 
 const APPLY_SLICE_MS = 20;
 const APPLY_BATCH = 500;
@@ -26,7 +26,8 @@ const KEYWORD_BYTES_PER_CHUNK = 1_000;
 
 interface OpenSegment {
   keyword: KeywordSegment;
-  vectors: VectorSegment;
+  /** Opened and searched on the vector search thread (vector-searcher.ts). */
+  vectorDir: string;
   watermark: number;
 }
 
@@ -50,6 +51,7 @@ export class KbIndex {
     private readonly dataDir: string,
     readonly kbId: string,
     private readonly dimension: number,
+    private readonly vectors: VectorSearcher,
   ) {
     this.documents = new KbDocuments(db, kbId);
     this.deltaVectors = new DeltaVectors(dimension);
@@ -100,10 +102,12 @@ export class KbIndex {
     return mergeHits([fromSegment, delta.search(weights, stats, eligible, limit)], limit);
   }
 
-  vectorSearch(query: Float32Array, scope: Eligibility, limit: number): RowidHit[] {
-    const segment = this.segment?.vectors;
-    const fromSegment = segment ? segment.search(query, this.segmentMask(scope.mask), scope.count, limit) : [];
-    return mergeHits([fromSegment, this.deltaVectors.search(query, scope.mask, limit)], limit);
+  async vectorSearch(query: Float32Array, scope: Eligibility, limit: number): Promise<RowidHit[]> {
+    const fromDelta = this.deltaVectors.search(query, scope.mask, limit);
+    const segment = this.segment;
+    if (!segment) return fromDelta;
+    const fromSegment = await this.vectors.search(segment.vectorDir, query, this.segmentMask(scope.mask), scope.count, limit);
+    return mergeHits([fromSegment, fromDelta], limit);
   }
 
   /** Rough heap size (the segment is memory-mapped, paged in and out by the OS), for the memory budget. */
@@ -113,7 +117,7 @@ export class KbIndex {
 
   close(): void {
     clearTimeout(this.catchUp);
-    this.segment?.vectors.close();
+    if (this.segment) this.vectors.close(this.segment.vectorDir);
     this.segment = null;
   }
 
@@ -133,10 +137,11 @@ export class KbIndex {
     const previous = this.segment;
     this.segment = {
       keyword: KeywordSegment.open(`${published.dir}/keyword`),
-      vectors: VectorSegment.open(`${published.dir}/vector`, this.dimension),
+      vectorDir: `${published.dir}/vector`,
       watermark: published.watermark,
     };
-    previous?.vectors.close();
+    this.vectors.open(this.segment.vectorDir);
+    if (previous) this.vectors.close(previous.vectorDir);
     this.deltaKeyword = new KeywordIndex();
     this.deltaVectors = new DeltaVectors(this.dimension);
     this.tombstones = new Set();

@@ -94,7 +94,7 @@ export class SearchService {
       const index = this.deps.indexes.get(kbId);
       const scope = index.eligibility(predicate);
       usage.chunks_searched = scope.count;
-      vectorHits = index.vectorSearch(vector, scope, sideDepth);
+      vectorHits = await index.vectorSearch(vector, scope, sideDepth);
     }
 
     const ranked =
