@@ -116,7 +116,10 @@ export class VectorSegment {
     const overFetch = eligible === null ? 1 : margin;
     let wanted = Math.max(limit + minCandidates, Math.ceil(((limit * count) / Math.max(candidates, 1)) * overFetch));
     while (wanted * graphCost < candidates && wanted < count) {
-      const hits = this.graphSearch(query, queryCodes, eligible, limit, wanted);
+      const { hits, reached } = this.graphSearch(query, queryCodes, eligible, limit, wanted);
+      // Fewer results than asked for: the search ran out of graph, stuck in a region that is not linked
+      // to the rest (seen at 1M chunks with dozens of near-duplicates of one passage). Only a scan is right.
+      if (reached < wanted) break;
       if (hits.length >= limit) return hits;
       wanted *= WIDEN;
     }
@@ -128,8 +131,17 @@ export class VectorSegment {
     this.hnsw = null;
   }
 
-  /** Asks the graph for `wanted` neighbours and keeps the best `limit` eligible ones, scored on the codes. */
-  private graphSearch(query: Float32Array, queryCodes: Int8Array, eligible: Uint8Array | null, limit: number, wanted: number): SegmentHit[] {
+  /**
+   * Asks the graph for `wanted` neighbours and keeps the best `limit` eligible ones, scored on the codes;
+   * `reached` is how many neighbours the graph gave.
+   */
+  private graphSearch(
+    query: Float32Array,
+    queryCodes: Int8Array,
+    eligible: Uint8Array | null,
+    limit: number,
+    wanted: number,
+  ): { hits: SegmentHit[]; reached: number } {
     const { keys } = this.hnsw!.search(queryCodes, wanted, 1);
     const best = new TopK(limit);
     for (let i = 0; i < keys.length; i++) {
@@ -138,7 +150,7 @@ export class VectorSegment {
       const slot = this.slotOf(rowid);
       if (slot >= 0) best.push(slot, this.score(query, slot));
     }
-    return this.toHits(best);
+    return { hits: this.toHits(best), reached: keys.length };
   }
 
   /** Scores every eligible chunk on its codes. */
