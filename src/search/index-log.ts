@@ -33,3 +33,10 @@ export function trimDeletedKnowledgeBases(db: Db): void {
   db.query("DELETE FROM search_log WHERE kb_id NOT IN (SELECT id FROM knowledge_bases)").run();
   db.query("DELETE FROM search_segments WHERE kb_id NOT IN (SELECT id FROM knowledge_bases)").run();
 }
+
+/** Rows of the document change log kept; a search index that fell further behind reloads every document. */
+const DOC_LOG_KEEP = 100_000;
+
+export function trimDocumentLog(db: Db): void {
+  db.query("DELETE FROM search_doc_log WHERE seq <= (SELECT MAX(seq) FROM search_doc_log) - ?").run(DOC_LOG_KEEP);
+}

@@ -4,7 +4,7 @@
 // Builds take seconds to minutes at a million chunks; none of it runs on the HTTP thread.
 import { openDatabase, type Db } from "../store/db.ts";
 import { prepareRuntime } from "../runtime/index.ts";
-import { countLogAfter, trimDeletedKnowledgeBases } from "./index-log.ts";
+import { countLogAfter, trimDeletedKnowledgeBases, trimDocumentLog } from "./index-log.ts";
 import { recordSegment } from "./index-recovery.ts";
 import { buildSegment } from "./segment-builder.ts";
 import { latestSegment, removeDeletedKnowledgeBases, removeStaleSegments } from "./segment-files.ts";
@@ -57,6 +57,7 @@ function sweep(): void {
 function check(): void {
   clearTimeout(timer);
   try {
+    trimDocumentLog(db);
     for (const kbId of dueKnowledgeBases()) {
       try {
         build(kbId);

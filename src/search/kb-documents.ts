@@ -1,26 +1,24 @@
 // The documents of one knowledge base as search needs them: metadata for filters, whether ready, and the
 // rowid range of their chunks (a document's chunks are written together, so their rowids are contiguous;
-// see store/migrations/021_search_log.ts). Kept up to date by refresh(), which rereads only when the
-// knowledge base's generation moved (store/migrations/020_search_versions.ts).
+// see store/migrations/021_search_log.ts). Loaded once, then kept up to date from the document change
+// log (search_doc_log), rereading only the documents named there since the last refresh; should the log
+// have been trimmed past that point (index-log.ts), everything is loaded again.
 import type { Db } from "../store/db.ts";
 import { parseJsonObject } from "../store/json.ts";
 import type { DocumentPredicate } from "./filters.ts";
 
 interface DocumentEntry {
   metadataJson: string;
-  metadata: Record<string, unknown>;
+  /** Parsed on first use by a filter. */
+  metadata: Record<string, unknown> | null;
   ready: boolean;
   first: number;
   last: number;
 }
 
-interface DocumentRow {
-  id: string;
-  metadata: string;
-  status: string;
-  first_chunk_rowid: number;
-  last_chunk_rowid: number;
-}
+type DocumentRow = [id: string, metadata: string, status: string, first: number | null, last: number | null];
+
+const COLUMNS = "id, metadata, status, first_chunk_rowid, last_chunk_rowid";
 
 /** Chunks a search may return, as a mask indexed by chunk rowid (null: all of them). */
 export interface Eligibility {
@@ -30,11 +28,12 @@ export interface Eligibility {
 }
 
 export class KbDocuments {
-  private generation = -1;
-  private documents = new Map<string, DocumentEntry>();
+  private seq = -1;
+  private readonly documents = new Map<string, DocumentEntry>();
   private maxRowid = 0;
   private readyChunks = 0;
-  private allReady = true;
+  private notReady = 0;
+  private metadataBytes = 0;
   private readyMask: Eligibility | null = null;
 
   constructor(
@@ -44,59 +43,87 @@ export class KbDocuments {
 
   /** Catches up with the database; one indexed read when nothing changed. */
   refresh(): void {
-    const generation = this.currentGeneration();
-    if (generation === this.generation) return;
-    const rows = this.db
-      .query<DocumentRow, [string]>(
-        `SELECT id, metadata, status, first_chunk_rowid, last_chunk_rowid FROM documents
-         WHERE kb_id = ? AND first_chunk_rowid IS NOT NULL`,
-      )
-      .all(this.kbId);
-    const documents = new Map<string, DocumentEntry>();
-    let maxRowid = 0;
-    let readyChunks = 0;
-    let allReady = true;
-    for (const row of rows) {
-      const known = this.documents.get(row.id);
-      const metadata = known?.metadataJson === row.metadata ? known.metadata : parseJsonObject(row.metadata);
-      const ready = row.status === "ready";
-      documents.set(row.id, { metadataJson: row.metadata, metadata, ready, first: row.first_chunk_rowid, last: row.last_chunk_rowid });
-      maxRowid = Math.max(maxRowid, row.last_chunk_rowid);
-      if (ready) readyChunks += row.last_chunk_rowid - row.first_chunk_rowid + 1;
-      else allReady = false;
-    }
-    Object.assign(this, { documents, maxRowid, readyChunks, allReady, readyMask: null, generation });
+    const latest = this.latestSeq();
+    if (latest === this.seq) return;
+    this.db.transaction(() => {
+      const seq = this.latestSeq();
+      const oldest = this.db.query<{ seq: number | null }, []>("SELECT MIN(seq) AS seq FROM search_doc_log").get()?.seq ?? 0;
+      if (this.seq < 0 || this.seq < oldest - 1) this.loadAll();
+      else this.reload(this.changedSince(this.seq));
+      this.seq = seq;
+      this.readyMask = null;
+    })();
   }
 
   /** Chunks of ready documents that the filter accepts. */
   eligibility(predicate: DocumentPredicate | null): Eligibility {
     if (!predicate) {
-      if (this.allReady) return { mask: null, count: this.readyChunks };
+      if (this.notReady === 0) return { mask: null, count: this.readyChunks };
       return (this.readyMask ??= this.mask(() => true));
     }
     return this.mask(predicate);
+  }
+
+  /** Rough heap size, for the index memory budget. */
+  get estimatedBytes(): number {
+    return this.documents.size * 200 + 3 * this.metadataBytes + (this.readyMask?.mask?.byteLength ?? 0);
   }
 
   private mask(accept: DocumentPredicate): Eligibility {
     const mask = new Uint8Array(this.maxRowid + 1);
     let count = 0;
     for (const doc of this.documents.values()) {
-      if (!doc.ready || !accept(doc.metadata)) continue;
+      if (!doc.ready || !accept((doc.metadata ??= parseJsonObject(doc.metadataJson)))) continue;
       mask.fill(1, doc.first, doc.last + 1);
       count += doc.last - doc.first + 1;
     }
     return { mask, count };
   }
 
-  /** Rough heap size, for the index memory budget. */
-  get estimatedBytes(): number {
-    return this.documents.size * 400 + (this.readyMask?.mask?.byteLength ?? 0);
+  private latestSeq(): number {
+    return (
+      this.db.query<{ seq: number | null }, [string]>("SELECT MAX(seq) AS seq FROM search_doc_log WHERE kb_id = ?").get(this.kbId)?.seq ?? 0
+    );
   }
 
-  private currentGeneration(): number {
-    return (
-      this.db.query<{ generation: number }, [string]>("SELECT generation FROM search_kb_generations WHERE kb_id = ?").get(this.kbId)
-        ?.generation ?? 0
-    );
+  private changedSince(seq: number): string[] {
+    return this.db
+      .query<{ document_id: string }, [string, number]>("SELECT DISTINCT document_id FROM search_doc_log WHERE kb_id = ? AND seq > ?")
+      .all(this.kbId, seq)
+      .map((row) => row.document_id);
+  }
+
+  private loadAll(): void {
+    for (const id of [...this.documents.keys()]) this.remove(id);
+    const rows = this.db.query<DocumentRow, [string]>(`SELECT ${COLUMNS} FROM documents WHERE kb_id = ? AND first_chunk_rowid IS NOT NULL`);
+    for (const row of rows.values(this.kbId) as DocumentRow[]) this.put(row);
+  }
+
+  private reload(ids: string[]): void {
+    const read = this.db.query<DocumentRow, [string, string]>(`SELECT ${COLUMNS} FROM documents WHERE id = ? AND kb_id = ?`);
+    for (const id of ids) {
+      this.remove(id);
+      const row = read.values(id, this.kbId)[0] as DocumentRow | undefined;
+      if (row) this.put(row);
+    }
+  }
+
+  private put([id, metadataJson, status, first, last]: DocumentRow): void {
+    if (first === null || last === null) return;
+    const ready = status === "ready";
+    this.documents.set(id, { metadataJson, metadata: null, ready, first, last });
+    this.maxRowid = Math.max(this.maxRowid, last);
+    this.metadataBytes += metadataJson.length;
+    if (ready) this.readyChunks += last - first + 1;
+    else this.notReady++;
+  }
+
+  private remove(id: string): void {
+    const doc = this.documents.get(id);
+    if (!doc) return;
+    this.documents.delete(id);
+    this.metadataBytes -= doc.metadataJson.length;
+    if (doc.ready) this.readyChunks -= doc.last - doc.first + 1;
+    else this.notReady--;
   }
 }
