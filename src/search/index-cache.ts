@@ -53,6 +53,11 @@ export class IndexCache {
     this.vectors.stop();
   }
 
+  /** How many knowledge bases' indexes are in memory. */
+  get loaded(): number {
+    return this.indexes.size;
+  }
+
   /** The knowledge base's index, up to date with the database (or catching up, see KbIndex). */
   get(kbId: string): KbIndex {
     let index = this.indexes.get(kbId);

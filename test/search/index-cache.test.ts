@@ -1,0 +1,73 @@
+// The index memory budget (search/index-cache.ts): with a budget smaller than two knowledge bases' indexes,
+// searching one lets the other go, and searching that one again loads it back with the same results.
+// Real SQLite file and schema; chunks written straight into it (no model needed for keyword search).
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase, type Db } from "../../src/store/db.ts";
+import { ensureVectorTable } from "../../src/store/vectors.ts";
+import { IndexCache } from "../../src/search/index-cache.ts";
+
+const dataDir = mkdtempSync(join(tmpdir(), "quarry-index-cache-"));
+const db = openDatabase(join(dataDir, "quarry.db"));
+ensureVectorTable(db, { id: "test", dimension: 4 });
+const WORDS = ["river", "mountain", "forest", "desert", "ocean", "valley", "glacier", "canyon"];
+
+function knowledgeBase(db: Db, kbId: string, chunks: number): void {
+  const now = new Date().toISOString();
+  db.query(
+    "INSERT OR IGNORE INTO accounts (id, email, email_normalized, password_hash, trial_ends_at, period_anchor, created_at, updated_at) VALUES ('acc_1', 'a@b.c', 'a@b.c', 'x', ?, ?, ?, ?)",
+  ).run(now, now, now, now);
+  db.query("INSERT INTO knowledge_bases (id, account_id, name, created_at, updated_at) VALUES (?, 'acc_1', ?, ?, ?)").run(kbId, kbId, now, now);
+  const docId = `doc_${kbId}`;
+  db.query(
+    "INSERT INTO documents (id, kb_id, account_id, name, file_type, file_size_bytes, chunk_count, status, metadata, created_at, updated_at) VALUES (?, ?, 'acc_1', 'd.txt', 'txt', 1, ?, 'ready', '{}', ?, ?)",
+  ).run(docId, kbId, chunks, now, now);
+  let first = 0;
+  let last = 0;
+  for (let i = 0; i < chunks; i++) {
+    const text = `${WORDS[i % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]} chunk${i}`;
+    const { rowid } = db
+      .query<{ rowid: number }, (string | number)[]>(
+        "INSERT INTO chunks (id, document_id, kb_id, chunk_index, text, end_page, token_count, created_at) VALUES (?, ?, ?, ?, ?, 1, 3, ?) RETURNING rowid",
+      )
+      .get(`chk_${kbId}_${i}`, docId, kbId, i, text, now)!;
+    db.query("INSERT INTO vec_chunks (rowid, kb_id, embedding) VALUES (?, ?, ?)").run(rowid, kbId, new Float32Array([1, 0, 0, i]));
+    first ||= rowid;
+    last = rowid;
+  }
+  db.query("UPDATE documents SET first_chunk_rowid = ?, last_chunk_rowid = ? WHERE id = ?").run(first, last, docId);
+}
+
+knowledgeBase(db, "kb_a", 600);
+knowledgeBase(db, "kb_b", 600);
+
+afterAll(() => {
+  db.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test("past the memory budget the least recently searched knowledge base is let go, and comes back intact", async () => {
+  // One knowledge base of 600 chunks takes ~0.6 MB in memory (its changes since no segment, all in the delta).
+  const cache = new IndexCache({ db, dataDir, databasePath: join(dataDir, "quarry.db"), dimension: 4, memoryBudgetBytes: 900_000, segmentMinChanges: 1_000_000 });
+  try {
+    const first = cache.get("kb_a").keywordSearch("glacier canyon", null, 5);
+    expect(first.length).toBe(5);
+    expect(cache.loaded).toBe(1);
+    cache.get("kb_b").keywordSearch("glacier", null, 5);
+    expect(cache.loaded).toBe(1);
+    expect(cache.get("kb_a").keywordSearch("glacier canyon", null, 5)).toEqual(first);
+    expect(cache.loaded).toBe(1);
+  } finally {
+    await cache.stop();
+  }
+  const roomy = new IndexCache({ db, dataDir, databasePath: join(dataDir, "quarry.db"), dimension: 4, memoryBudgetBytes: 100_000_000, segmentMinChanges: 1_000_000 });
+  try {
+    roomy.get("kb_a");
+    roomy.get("kb_b");
+    expect(roomy.loaded).toBe(2);
+  } finally {
+    await roomy.stop();
+  }
+});
