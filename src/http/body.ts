@@ -72,6 +72,30 @@ export const MULTIPART: [({ request }: { request: Request }) => undefined, "form
   "formdata",
 ];
 
+/**
+ * Deepest nesting of arrays and objects a JSON body may have: far beyond any valid request (metadata
+ * nests at most 5 levels) and far below what recursive validation and error reporting cope with (a body
+ * 100,000 levels deep overflowed the stack after 30 s of blocking the server).
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** Whether the JSON text opens more than `max` arrays/objects at once; one pass, strings skipped. */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 export const bodyHandling = new Elysia({ name: "quarry-body" })
   .onRequest(({ request }) => {
     const length = Number(request.headers.get("content-length") ?? 0);
@@ -95,6 +119,11 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
     if (typeof text !== "string") return failure(text);
     if (text.length === 0) return null;
     if (!isJson(contentType)) return failure(unsupportedContentType(contentType));
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      return failure(
+        validationError([{ path: [], message: `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` }], "Request body is nested too deeply"),
+      );
+    }
     try {
       return JSON.parse(text);
     } catch {

