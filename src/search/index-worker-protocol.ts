@@ -11,8 +11,9 @@ export interface IndexWorkerSettings {
   pollMs: number;
 }
 
-export type ToIndexWorker = { type: "init"; settings: IndexWorkerSettings } | { type: "check" };
+export type ToIndexWorker = { type: "init"; settings: IndexWorkerSettings } | { type: "check" } | { type: "stop" };
 
 export type FromIndexWorker =
   | { type: "built"; kbId: string; dir: string; watermark: number; chunkCount: number; ms: number }
-  | { type: "error"; kbId: string | null; message: string };
+  | { type: "error"; kbId: string | null; message: string }
+  | { type: "stopped" };

@@ -81,5 +81,10 @@ self.onmessage = async (event: MessageEvent<ToIndexWorker>) => {
     check();
   } else if (message.type === "check" && db) {
     check();
+  } else if (message.type === "stop") {
+    // Closing the connection lets the server's final checkpoint truncate the WAL.
+    clearTimeout(timer);
+    db?.close();
+    post({ type: "stopped" });
   }
 };

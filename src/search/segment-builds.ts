@@ -5,6 +5,7 @@ import type { FromIndexWorker, IndexWorkerSettings, ToIndexWorker } from "./inde
 export type SegmentBuilt = Extract<FromIndexWorker, { type: "built" }>;
 
 const RESTART_DELAY_MS = 5_000;
+const STOP_GRACE_MS = 2_000;
 
 export class SegmentBuilds {
   private worker: Worker | null = null;
@@ -38,12 +39,23 @@ export class SegmentBuilds {
     this.send({ type: "check" });
   }
 
+  /** Lets the worker close its database connection (unless a build keeps it busy past STOP_GRACE_MS), then ends it. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.restartTimer);
     const worker = this.worker;
     this.worker = null;
-    worker?.terminate();
+    if (!worker) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, STOP_GRACE_MS);
+      worker.addEventListener("message", (event: MessageEvent<FromIndexWorker>) => {
+        if (event.data.type !== "stopped") return;
+        clearTimeout(timer);
+        resolve();
+      });
+      worker.postMessage({ type: "stop" } satisfies ToIndexWorker);
+    });
+    worker.terminate();
   }
 
   private send(message: ToIndexWorker): void {
@@ -52,6 +64,6 @@ export class SegmentBuilds {
 
   private receive(message: FromIndexWorker): void {
     if (message.type === "built") this.onBuilt(message);
-    else this.log(`search index: ${message.kbId ? `knowledge base ${message.kbId}: ` : ""}${message.message}`);
+    else if (message.type === "error") this.log(`search index: ${message.kbId ? `knowledge base ${message.kbId}: ` : ""}${message.message}`);
   }
 }
