@@ -4,7 +4,6 @@
 // publishes into the knowledge base's index, and the vector search thread.
 import type { Db } from "../store/db.ts";
 import { KbIndex } from "./kb-index.ts";
-import { latestSegment } from "./segment-files.ts";
 import { SegmentBuilds, type SegmentBuilt } from "./segment-builds.ts";
 import type { IndexWorkerSettings } from "./index-worker-protocol.ts";
 import { VectorSearcher } from "./vector-searcher.ts";
@@ -76,9 +75,7 @@ export class IndexCache {
   }
 
   private adopt(built: SegmentBuilt): void {
-    const index = this.indexes.get(built.kbId);
-    const published = latestSegment(this.options.dataDir, built.kbId);
-    if (index && published) index.adopt(published);
+    this.indexes.get(built.kbId)?.adopt(built);
   }
 
   private enforceBudget(keep: KbIndex): void {

@@ -18,11 +18,6 @@ export function readLog(db: Db, kbId: string, afterSeq: number, limit: number): 
     .map((row) => ({ seq: row.seq, rowid: row.chunk_rowid, added: row.added === 1 }));
 }
 
-/** How many changes of the knowledge base follow `afterSeq`. */
-export function countLogAfter(db: Db, kbId: string, afterSeq: number): number {
-  return db.query<{ n: number }, [string, number]>("SELECT COUNT(*) AS n FROM search_log WHERE kb_id = ? AND seq > ?").get(kbId, afterSeq)!.n;
-}
-
 /** The newest change of the knowledge base (0 when none). */
 export function lastSeq(db: Db, kbId: string): number {
   return db.query<{ seq: number | null }, [string]>("SELECT MAX(seq) AS seq FROM search_log WHERE kb_id = ?").get(kbId)?.seq ?? 0;

@@ -4,7 +4,7 @@
 // Builds take seconds to minutes at a million chunks; none of it runs on the HTTP thread.
 import { openDatabase, type Db } from "../store/db.ts";
 import { prepareRuntime } from "../runtime/index.ts";
-import { countLogAfter, trimDeletedKnowledgeBases, trimDocumentLog } from "./index-log.ts";
+import { trimDeletedKnowledgeBases, trimDocumentLog } from "./index-log.ts";
 import { recordSegment } from "./index-recovery.ts";
 import { buildSegment } from "./segment-builder.ts";
 import { latestSegment, removeDeletedKnowledgeBases, removeStaleSegments } from "./segment-files.ts";
@@ -20,16 +20,15 @@ function post(message: FromIndexWorker): void {
   self.postMessage(message);
 }
 
-/** Knowledge bases whose changes since their segment call for a new one. */
+/**
+ * Knowledge bases whose changes since their segment call for a new one. Publishing a segment trims the
+ * log up to its watermark (recordSegment), so a knowledge base's log rows are its changes since.
+ */
 function dueKnowledgeBases(): string[] {
   const pending = db.query<{ kb_id: string; n: number }, []>("SELECT kb_id, COUNT(*) AS n FROM search_log GROUP BY kb_id").all();
   return pending
     .filter((row) => row.n >= settings.minChanges)
-    .filter((row) => {
-      const segment = latestSegment(settings.dataDir, row.kb_id);
-      const changes = segment ? countLogAfter(db, row.kb_id, segment.watermark) : row.n;
-      return changes >= Math.max(settings.minChanges, settings.growth * (segment?.chunkCount ?? 0));
-    })
+    .filter((row) => row.n >= settings.growth * (latestSegment(settings.dataDir, row.kb_id)?.chunkCount ?? 0))
     .map((row) => row.kb_id);
 }
 

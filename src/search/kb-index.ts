@@ -17,6 +17,9 @@ import type { DocumentPredicate } from "./filters.ts";
 import { KeywordIndex, KeywordSegment, queryTermWeights, type KeywordStats } from "./keyword/index.ts";
 import type { VectorSearcher } from "./vector-searcher.ts";
 
+/** Where a published segment is and the last change it holds. */
+type SegmentPlace = Pick<PublishedSegment, "dir" | "watermark">;
+
 const APPLY_SLICE_MS = 20;
 const APPLY_BATCH = 500;
 /** Past this many delta chunks the rest waits for the next segment (bounded memory during a bulk import). */
@@ -32,7 +35,7 @@ interface OpenSegment {
 }
 
 export class KbIndex {
-  readonly documents: KbDocuments;
+  private readonly documents: KbDocuments;
   private segment: OpenSegment | null = null;
   private deltaKeyword = new KeywordIndex();
   private deltaVectors: DeltaVectors;
@@ -42,9 +45,7 @@ export class KbIndex {
   private liveMask: Uint8Array | null = null;
   private segmentMaxRowid = 0;
   private appliedSeq = 0;
-  private backlog = false;
   private catchUp?: Timer;
-  lastUsed = performance.now();
 
   constructor(
     private readonly db: Db,
@@ -59,24 +60,18 @@ export class KbIndex {
     if (published) this.open(published);
   }
 
-  /** True while part of the log is not applied yet (searches see the part that is). */
-  get catchingUp(): boolean {
-    return this.backlog;
-  }
-
   get deltaSize(): number {
     return this.deltaVectors.size;
   }
 
   /** Brings the documents and the delta up to date (the delta within the time slice). */
   refresh(): void {
-    this.lastUsed = performance.now();
     this.documents.refresh();
     this.applyLog();
   }
 
   /** Swaps in a newly published segment; the delta restarts from its watermark. */
-  adopt(published: PublishedSegment): void {
+  adopt(published: SegmentPlace): void {
     if (this.segment && published.watermark <= this.segment.watermark) return;
     this.open(published);
     this.applyLog();
@@ -133,7 +128,7 @@ export class KbIndex {
     return mask;
   }
 
-  private open(published: PublishedSegment): void {
+  private open(published: SegmentPlace): void {
     const previous = this.segment;
     this.segment = {
       keyword: KeywordSegment.open(`${published.dir}/keyword`),
@@ -154,14 +149,11 @@ export class KbIndex {
   private applyLog(): void {
     clearTimeout(this.catchUp);
     const deadline = performance.now() + APPLY_SLICE_MS;
-    const vectors = new StoredVectors(this.db, this.dimension);
+    let vectors: StoredVectors | null = null; // one per call: its cached blobs are only fresh until the next write
     for (;;) {
       if (this.deltaVectors.size >= DELTA_CAP) break;
       const entries = readLog(this.db, this.kbId, this.appliedSeq, APPLY_BATCH);
-      if (entries.length === 0) {
-        this.backlog = false;
-        return;
-      }
+      if (entries.length === 0) return;
       for (const entry of entries) {
         if (entry.added) {
           const text = this.db.query<{ text: string }, [number]>("SELECT text FROM chunks WHERE rowid = ?").get(entry.rowid)?.text;
@@ -169,7 +161,7 @@ export class KbIndex {
           if (text !== undefined) {
             this.deltaKeyword.remove(entry.rowid);
             this.deltaKeyword.add(entry.rowid, text);
-            this.deltaVectors.add(entry.rowid, vectors.read(entry.rowid));
+            this.deltaVectors.add(entry.rowid, (vectors ??= new StoredVectors(this.db, this.dimension)).read(entry.rowid));
           }
         } else {
           this.tombstones.add(entry.rowid);
@@ -181,7 +173,6 @@ export class KbIndex {
       }
       if (performance.now() > deadline) break;
     }
-    this.backlog = true;
     this.catchUp = setTimeout(() => this.applyLog(), 0);
   }
 }

@@ -82,18 +82,16 @@ export class SearchService {
     const embedding = request.mode === "keyword" ? null : this.embedQuery(request.query);
     let keywordHits: RowidHit[] = [];
     let vectorHits: RowidHit[] = [];
-    if (request.mode !== "vector") {
-      const index = this.deps.indexes.get(kbId);
-      const scope = index.eligibility(predicate);
-      usage.chunks_searched = scope.count;
-      keywordHits = index.keywordSearch(request.keywordQuery ?? request.query, scope.mask, sideDepth);
-    }
+    let index = this.deps.indexes.get(kbId);
+    // Eligibility is by chunk rowid, so it stays valid across the embedding await below: computed once.
+    const scope = index.eligibility(predicate);
+    usage.chunks_searched = scope.count;
+    if (request.mode !== "vector") keywordHits = index.keywordSearch(request.keywordQuery ?? request.query, scope.mask, sideDepth);
     if (embedding) {
       const { vector, tokens } = await embedding;
       usage.embedding_tokens = tokens;
-      const index = this.deps.indexes.get(kbId);
-      const scope = index.eligibility(predicate);
-      usage.chunks_searched = scope.count;
+      // Meanwhile the index may have taken a new segment, or been let go under the memory budget.
+      index = this.deps.indexes.get(kbId);
       vectorHits = await index.vectorSearch(vector, scope, sideDepth);
     }
 
