@@ -17,7 +17,7 @@ export interface PublishedSegment extends SegmentManifest {
 
 const PUBLISHED = /^\d+$/;
 
-export function indexesDir(dataDir: string): string {
+function indexesDir(dataDir: string): string {
   return join(dataDir, "indexes");
 }
 
