@@ -24,8 +24,7 @@ export function buildSegment(db: Db, dataDir: string, kbId: string, dimension: n
   db.exec("BEGIN");
   try {
     const watermark = lastSeq(db, kbId);
-    const chunkCount = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks WHERE kb_id = ?").get(kbId)!.n;
-    writeKeywordSegment(join(workDir, "keyword"), chunkTexts(db, kbId));
+    const { chunkCount } = writeKeywordSegment(join(workDir, "keyword"), chunkTexts(db, kbId));
     const previous = latestSegment(dataDir, kbId);
     if (previous) {
       const base = VectorSegment.open(join(previous.dir, "vector"), dimension);
