@@ -1,7 +1,7 @@
 // The vector segment on its own (src/search/vector/): build time and the builder's peak RSS, file sizes,
 // open time, search latency (p50/p95; limit 10 and 100; unfiltered and 1 % / 10 % filters), recall@10
 // against exact float cosine, an incremental update (1 % removed, 1 % added) against a full build, and
-// the filtered-search crossover between scanning the eligible codes and over-fetching from the graph.
+// recall@10 and latency by the share of the segment a search scores (SEARCH_TUNING.scoredShare).
 //
 //   bun scripts/bench/vector-segment.ts
 //   BENCH_VECTORS=1000000 (default 100000)   BENCH_DATA=real|clustered|random (default clustered)
@@ -12,13 +12,13 @@
 // passages (npl, cisi, med; ~14k), each repeated with noise (cosine ~0.9 to its source) up to the count,
 // queried by the collections' real queries. clustered and random are synthetic
 // (test/search/vector-segment-data.ts): unit vectors around count/500 centres, or uniformly random ones,
-// the worst case for a graph index, queried from the same distribution. The build time includes
+// queried from the same distribution. The build time includes
 // generating the vectors (streamed into the builder, as the index worker streams them from the database).
 // One JSON line at the end.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SEARCH_TUNING, VectorSegment, type SearchTuning } from "../../src/search/vector/segment.ts";
+import { SEARCH_TUNING, VectorSegment } from "../../src/search/vector/segment.ts";
 import { writeVectorSegment, type VectorRow } from "../../src/search/vector/segment-writer.ts";
 import { uniform, unitVectorStream } from "../../test/search/vector-segment-data.ts";
 import { BUILT_IN_MODELS_DIR } from "../../src/models/load.ts";
@@ -163,23 +163,14 @@ const latencies = {
 };
 console.log(`open ${openMs} ms; latency (ms):`, latencies);
 
-// Filtered searches by either path alone, to place the crossover (SEARCH_TUNING.graphCost).
-const only = (tuning: Partial<SearchTuning>) => VectorSegment.open(fullDir, DIMENSION, { ...SEARCH_TUNING, ...tuning });
-const scanOnly = only({ graphCost: Infinity });
-const graphOnly = only({ graphCost: 0 });
-const crossover = Object.fromEntries(
-  [0.005, 0.01, 0.02, 0.05, 0.1].map((fraction) => {
-    const filter = mask(fraction, 20);
-    return [`${filter.count} eligible`, { scan: latency(scanOnly, 10, filter).p50, graph: latency(graphOnly, 10, filter).p50 }];
+const exact = exactTop10();
+const byShare = Object.fromEntries(
+  [0.005, 0.01, 0.02, 0.05, 0.1, 0.2].map((scoredShare) => {
+    const tuned = VectorSegment.open(fullDir, DIMENSION, { scoredShare, minScored: 0 });
+    return [scoredShare, { recall10: recall(tuned, exact), ...latency(tuned, 10, null) }];
   }),
 );
-console.log("filtered limit 10, p50 ms by path:", crossover);
-
-const exact = exactTop10();
-const recallByCandidates = Object.fromEntries(
-  [16, 64, 128, 256, 1024].map((minCandidates) => [minCandidates, recall(only({ minCandidates }), exact)]),
-);
-console.log(`recall@10 by graph candidates beyond the limit (default ${SEARCH_TUNING.minCandidates}):`, recallByCandidates);
+console.log(`recall@10 and latency by share scored (default ${SEARCH_TUNING.scoredShare}):`, byShare);
 
 // An update of 1 %: every 100th chunk removed, as many new ones added.
 const removed = Array.from({ length: COUNT / 100 }, (_, i) => 100 * i + 1);
@@ -202,9 +193,8 @@ console.log(
     fileMb: dirSizes(fullDir),
     openMs,
     latencies,
-    crossover,
-    recall10: recallByCandidates[SEARCH_TUNING.minCandidates],
-    recallByCandidates,
+    recall10: recall(segment, exact),
+    byShare,
     incrementalSeconds,
   }),
 );

@@ -1,10 +1,11 @@
 // Keeps the change log and the segment folders consistent at startup. Publishing a segment trims the
 // log up to its watermark (recorded in search_segments), so if a segment folder is gone (deleted by
 // hand, a restored backup of the database alone) its knowledge base's chunks are logged again and the
-// index is rebuilt from them: the database stays the source of truth and nothing is lost.
+// index is rebuilt from them: the database stays the source of truth and nothing is lost. A segment
+// written in an older format is rebuilt the same way after an upgrade.
 import type { Db } from "../store/db.ts";
 import { writeTx } from "../store/db.ts";
-import { latestSegment, removeStaleSegments } from "./segment-files.ts";
+import { latestSegment, removeStaleSegments, SEGMENT_FORMAT } from "./segment-files.ts";
 
 /** Re-logs every chunk of the knowledge base and forgets its segment. Call inside a write transaction. */
 function relog(db: Db, dataDir: string, kbId: string): void {
@@ -14,10 +15,13 @@ function relog(db: Db, dataDir: string, kbId: string): void {
   removeStaleSegments(dataDir, kbId, 0);
 }
 
-/** Re-logs the knowledge bases whose recorded segment is missing or older than recorded. */
+/** Re-logs the knowledge bases whose recorded segment is missing, older than recorded or of an older format. */
 export function recoverSearchIndexes(db: Db, dataDir: string): void {
   const recorded = db.query<{ kb_id: string; watermark: number }, []>("SELECT kb_id, watermark FROM search_segments").all();
-  const lost = recorded.filter((row) => (latestSegment(dataDir, row.kb_id)?.watermark ?? -1) < row.watermark);
+  const lost = recorded.filter((row) => {
+    const segment = latestSegment(dataDir, row.kb_id);
+    return !segment || segment.watermark < row.watermark || segment.format !== SEGMENT_FORMAT;
+  });
   if (lost.length > 0) writeTx(db, () => lost.forEach((row) => relog(db, dataDir, row.kb_id)));
 }
 

@@ -1,8 +1,8 @@
 // Builds a knowledge base's search segment from the database (run by the index worker, off the HTTP
 // thread): every chunk's terms (keyword/) and vector (vector/) as of one read transaction, whose last
 // search_log seq becomes the segment's watermark. The keyword side is written anew from the chunks' text
-// (streamed in rowid order); the vector side starts from the previous segment's graph when there is one,
-// removing the chunks deleted since and adding the new ones, which is far cheaper than a new graph.
+// (streamed in rowid order); the vector side starts from the previous segment when there is one, leaving
+// out the chunks deleted since and adding the new ones to its lists, which is far cheaper than training.
 import { join } from "node:path";
 import type { Db } from "../store/db.ts";
 import { lastSeq, readLog } from "./index-log.ts";
@@ -28,12 +28,8 @@ export function buildSegment(db: Db, dataDir: string, kbId: string, dimension: n
     const previous = latestSegment(dataDir, kbId);
     if (previous) {
       const base = VectorSegment.open(join(previous.dir, "vector"), dimension);
-      try {
-        const { added, removed } = changesSince(db, kbId, previous.watermark);
-        writeVectorSegment(join(workDir, "vector"), vectorsOf(db, added, dimension), dimension, { segment: base, removed });
-      } finally {
-        base.close();
-      }
+      const { added, removed } = changesSince(db, kbId, previous.watermark);
+      writeVectorSegment(join(workDir, "vector"), vectorsOf(db, added, dimension), dimension, { segment: base, removed });
     } else {
       writeVectorSegment(join(workDir, "vector"), vectorsOf(db, chunkRowids(db, kbId), dimension), dimension);
     }

@@ -4,7 +4,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
+/** Bumped when a segment's files change shape; a segment of another format is rebuilt (index-recovery.ts). */
+export const SEGMENT_FORMAT = 2;
+
 export interface SegmentManifest {
+  /** SEGMENT_FORMAT when written (absent before format 2, when the vector side was an HNSW graph). */
+  format?: number;
   /** The last search_log seq the segment contains. */
   watermark: number;
   chunkCount: number;
@@ -48,8 +53,8 @@ export function segmentWorkDir(dataDir: string, kbId: string): string {
 }
 
 /** Writes the manifest and renames the work folder into place; returns the published folder. */
-export function publishSegment(dataDir: string, kbId: string, workDir: string, manifest: SegmentManifest): string {
-  writeFileSync(join(workDir, "manifest.json"), JSON.stringify(manifest), { mode: 0o600 });
+export function publishSegment(dataDir: string, kbId: string, workDir: string, manifest: Omit<SegmentManifest, "format">): string {
+  writeFileSync(join(workDir, "manifest.json"), JSON.stringify({ format: SEGMENT_FORMAT, ...manifest } satisfies SegmentManifest), { mode: 0o600 });
   const dir = join(kbDir(dataDir, kbId), String(manifest.watermark));
   rmSync(dir, { recursive: true, force: true });
   renameSync(workDir, dir);

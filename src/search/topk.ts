@@ -18,6 +18,11 @@ export class TopK {
     this.scores = new Float64Array(capacity);
   }
 
+  /** How many pairs it holds (at most k). */
+  get length(): number {
+    return this.size;
+  }
+
   /** The score a newcomer must beat once the heap is full. */
   get threshold(): number {
     return this.size < this.k ? -Infinity : this.scores[0];

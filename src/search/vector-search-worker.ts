@@ -1,6 +1,6 @@
-// The vector search thread: holds the open vector segments and answers searches on them. Opening a large
-// segment walks its whole HNSW graph (~1-2 s per million chunks, see vector/segment.ts), and that must
-// never hold up the HTTP thread; searches here also run beside the keyword side on the other core.
+// The vector search thread: holds the open vector segments and answers searches on them. A search at 1M
+// chunks scores ~20k codes (~8 ms), which must not hold up the HTTP thread; it runs here beside the
+// keyword side on the other core.
 import { prepareRuntime } from "../runtime/index.ts";
 import { VectorSegment } from "./vector/segment.ts";
 import type { FromVectorWorker, ToVectorWorker } from "./vector-search-protocol.ts";
@@ -36,7 +36,6 @@ self.onmessage = async (event: MessageEvent<ToVectorWorker>) => {
       // Reported by the first search on it.
     }
   } else if (message.type === "close") {
-    segments.get(message.dir)?.close();
     segments.delete(message.dir);
   } else {
     try {

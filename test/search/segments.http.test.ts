@@ -1,11 +1,12 @@
 // The on-disk search segments (search/index-worker.ts, kb-index.ts): with a low build threshold the index
 // worker folds a knowledge base into a segment; searches then read the segment plus the changes since
 // (deletions hidden, additions found), answer the same after a restart without rebuilding, and survive
-// the segment folder being lost. All through the HTTP API with the real model.
+// the segment folder being lost or written in an older format. All through the HTTP API with the real model.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SEGMENT_FORMAT } from "../../src/search/segment-files.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { addDocs, createKb, docNames, search, TOPICS, type SearchKb, type TextDoc } from "./search-helpers.ts";
 
@@ -133,6 +134,21 @@ test("a lost segment folder is rebuilt from the database: nothing goes missing",
   server = await startTestServer({ dataDir, env: ENV });
   expect(await snapshot()).toEqual(before);
   await waitForSegment(kb.kbId);
+  expect(await snapshot()).toEqual(before);
+});
+
+test("a segment of an older format (an HNSW graph before format 2) is rebuilt after an upgrade", async () => {
+  const before = await snapshot();
+  await server.stop();
+  const old = join(dataDir, "indexes", kb.kbId, segments(kb.kbId).at(-1)!);
+  const { format: _, ...manifest } = JSON.parse(readFileSync(join(old, "manifest.json"), "utf8"));
+  writeFileSync(join(old, "manifest.json"), JSON.stringify(manifest));
+  rmSync(join(old, "vector"), { recursive: true });
+  server = await startTestServer({ dataDir, env: ENV });
+  expect(await snapshot()).toEqual(before);
+  await waitForSegment(kb.kbId);
+  const rebuilt = join(dataDir, "indexes", kb.kbId, segments(kb.kbId).at(-1)!);
+  expect(JSON.parse(readFileSync(join(rebuilt, "manifest.json"), "utf8")).format).toBe(SEGMENT_FORMAT);
   expect(await snapshot()).toEqual(before);
 });
 

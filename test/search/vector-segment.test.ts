@@ -1,13 +1,14 @@
-// The on-disk vector segment on its own: written, reopened from its files, searched. Graph results agree
-// with exact cosine; filtered searches return min(limit, eligible) eligible hits at every selectivity and
-// exactly the exact filtered top k when few chunks are eligible; an incremental build (base segment +
-// changes) holds the same chunks and answers like a build from scratch.
+// The on-disk vector segment on its own: written, reopened from its files, searched. Probing its lists
+// agrees with exact cosine; filtered searches return min(limit, eligible) eligible hits at every
+// selectivity and exactly the exact filtered top k when few chunks are eligible; an incremental build
+// (base segment + changes) holds the same chunks, keeps the base's centroids and answers like a build
+// from scratch.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { VectorIndex } from "../../src/search/vector-index.ts";
-import { SEARCH_TUNING, VectorSegment } from "../../src/search/vector/segment.ts";
+import { VectorSegment } from "../../src/search/vector/segment.ts";
 import { writeVectorSegment, type VectorRow } from "../../src/search/vector/segment-writer.ts";
 import { exactTop, uniform, unitVectors } from "./vector-segment-data.ts";
 
@@ -23,11 +24,15 @@ const queries = pool.slice(COUNT);
 const rowids = vectors.map((_, i) => 3 * i + 2);
 const rows = (ids: number[], vs: Float32Array[]): VectorRow[] => ids.map((rowid, i) => ({ rowid, vector: vs[i] }));
 
+// 3,000 chunks would be one list (ivf.ts FLAT_BELOW); 24 lists make the searches probe, as at scale.
+const LISTS = 24;
 const fullDir = join(root, "full");
-writeVectorSegment(fullDir, rows(rowids, vectors), DIMENSION);
-const segment = VectorSegment.open(fullDir, DIMENSION);
-/** The same segment made to ask the graph first whatever the filter (as if graph results cost nothing). */
-const graphFirst = VectorSegment.open(fullDir, DIMENSION, { ...SEARCH_TUNING, graphCost: 0 });
+const fullBuild = writeVectorSegment(fullDir, rows(rowids, vectors), DIMENSION, undefined, { lists: LISTS });
+/** Scores 10 % of the chunks, as a large segment scores its 2 %. */
+const TUNING = { scoredShare: 0.1, minScored: 0 };
+const segment = VectorSegment.open(fullDir, DIMENSION, TUNING);
+/** The same segment scoring as few chunks as it may, so that filtered searches probe list after list. */
+const fewestScored = VectorSegment.open(fullDir, DIMENSION, { scoredShare: 0, minScored: 0 });
 /** Exact scores on the same 8-bit codes (it scores every candidate below 4,096), keyed by rowid. */
 const reference = new VectorIndex(DIMENSION);
 vectors.forEach((vector, i) => reference.set(rowids[i], vector));
@@ -43,7 +48,9 @@ function mask(fraction: number, seed: number): { eligible: Uint8Array; count: nu
 }
 
 test("a reopened segment finds the exact top 10 (recall >= 0.95) with cosine scores", () => {
+  expect(fullBuild).toEqual({ count: COUNT, lists: LISTS, trained: true });
   expect(segment.count).toBe(COUNT);
+  expect(segment.lists).toBe(LISTS);
   let found = 0;
   for (const query of queries) {
     const hits = segment.search(query, null, COUNT, 10);
@@ -62,9 +69,9 @@ test("scores are those of the in-memory VectorIndex for the same chunks", () => 
 });
 
 for (const fraction of [0.001, 0.01, 0.1, 0.5]) {
-  test(`filtered search with ${fraction * 100} % eligible returns min(limit, eligible) eligible hits, graph or scan`, () => {
+  test(`filtered search with ${fraction * 100} % eligible returns min(limit, eligible) eligible hits, lists or scan`, () => {
     const { eligible, count } = mask(fraction, Math.round(fraction * 1000) + 17);
-    for (const source of [segment, graphFirst]) {
+    for (const source of [segment, fewestScored]) {
       for (const [q, query] of queries.slice(0, 10).entries()) {
         const limit = q % 2 === 0 ? 10 : 100;
         const hits = source.search(query, eligible, count, limit);
@@ -80,11 +87,11 @@ test("a filter whose count overstates the eligible chunks still gets every one o
   const eligible = new Uint8Array(3 * COUNT + 2);
   const few = [rowids[10], rowids[1500], rowids[2999]];
   for (const rowid of few) eligible[rowid] = 1;
-  const hits = graphFirst.search(queries[0], eligible, COUNT / 2, 10);
+  const hits = fewestScored.search(queries[0], eligible, COUNT / 2, 10);
   expect(hits.map((hit) => hit.rowid).sort((a, b) => a - b)).toEqual(few);
 });
 
-test("an incremental build (base + removed + added) holds the same chunks and answers like a fresh build", () => {
+test("an incremental build (base + removed + added) keeps the base's centroids and answers like a fresh build", () => {
   const baseDir = join(root, "base");
   const removed = rowids.filter((_, i) => i % 10 === 3);
   const added = rowids.filter((_, i) => i % 10 === 7);
@@ -93,20 +100,38 @@ test("an incremental build (base + removed + added) holds the same chunks and an
     baseDir,
     rows(rowids, vectors).filter((row) => !inBase.has(row.rowid)),
     DIMENSION,
+    undefined,
+    { lists: LISTS },
   );
-  const base = VectorSegment.open(baseDir, DIMENSION);
+  const base = VectorSegment.open(baseDir, DIMENSION, TUNING);
   const nextDir = join(root, "next");
   const build = writeVectorSegment(nextDir, rows(rowids, vectors).filter((row) => inBase.has(row.rowid)), DIMENSION, { segment: base, removed });
-  expect(build).toEqual({ count: COUNT - removed.length, incremental: true });
+  expect(build).toEqual({ count: COUNT - removed.length, lists: LISTS, trained: false });
 
   const keptIndexes = rowids.flatMap((rowid, i) => (removed.includes(rowid) ? [] : [i]));
   const freshDir = join(root, "fresh");
-  writeVectorSegment(freshDir, keptIndexes.map((i) => ({ rowid: rowids[i], vector: vectors[i] })), DIMENSION);
-  const next = VectorSegment.open(nextDir, DIMENSION);
+  writeVectorSegment(freshDir, keptIndexes.map((i) => ({ rowid: rowids[i], vector: vectors[i] })), DIMENSION, undefined, { lists: LISTS });
+  const next = VectorSegment.open(nextDir, DIMENSION, TUNING);
   const fresh = VectorSegment.open(freshDir, DIMENSION);
   expect(next.rowids).toEqual(fresh.rowids);
   expect(next.codes).toEqual(fresh.codes);
   expect(next.scales).toEqual(fresh.scales);
+  expect(next.centroids).toEqual(base.centroids);
+  expect(next.trainedCount).toBe(base.count);
+  expect(next.pq!.codebooks).toEqual(base.pq!.codebooks);
+  // The kept chunks keep their lists and product-quantized codes; the added ones get theirs from the
+  // base's centroids and codebooks, as a fresh encoding would.
+  const baseLists = base.slotLists();
+  const nextLists = next.slotLists();
+  const [basePositions, nextPositions] = [base.slotPositions(), next.slotPositions()];
+  const parts = base.pq!.parts;
+  const pqCode = (segment: VectorSegment, positions: Int32Array, slot: number) => segment.pqCodes!.subarray(positions[slot] * parts, (positions[slot] + 1) * parts);
+  for (const [slot, rowid] of next.rowids.entries()) {
+    const baseSlot = base.rowids.indexOf(rowid);
+    if (baseSlot < 0) continue;
+    expect(nextLists[slot]).toBe(baseLists[baseSlot]);
+    expect(pqCode(next, nextPositions, slot)).toEqual(pqCode(base, basePositions, baseSlot));
+  }
 
   const keptVectors = keptIndexes.map((i) => vectors[i]);
   const keptRowids = keptIndexes.map((i) => rowids[i]);
@@ -119,18 +144,17 @@ test("an incremental build (base + removed + added) holds the same chunks and an
     found += hits.filter((hit) => exact.includes(hit.rowid)).length;
   }
   expect(found / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
-  // Each added chunk is found by its own vector through the updated graph.
+  // Each added chunk is found by its own vector through its list.
   for (const rowid of added.slice(0, 50)) {
     expect(next.search(vectors[rowids.indexOf(rowid)], null, next.count, 1)[0].rowid).toBe(rowid);
   }
-  // Once the deletions patched into a graph pass a fifth of it, the next update builds it anew.
-  expect(next.graphRemovals).toBe(removed.length);
-  const more = rowids.filter((_, i) => i % 10 === 4);
-  const sweep = writeVectorSegment(join(root, "sweep"), [], DIMENSION, { segment: next, removed: more });
-  expect(sweep).toEqual({ count: next.count - more.length, incremental: false });
-  const swept = VectorSegment.open(join(root, "sweep"), DIMENSION);
-  expect(swept.graphRemovals).toBe(0);
-  expect(swept.search(queries[0], null, COUNT, 10)).toHaveLength(10);
+  // Once the segment has halved since its centroids were trained, the next build trains them anew.
+  const half = rowids.filter((_, i) => i % 10 < 6 && i % 10 !== 3);
+  const shrunk = writeVectorSegment(join(root, "shrunk"), [], DIMENSION, { segment: next, removed: half });
+  expect(shrunk).toEqual({ count: next.count - half.length, lists: 1, trained: true });
+  const small = VectorSegment.open(join(root, "shrunk"), DIMENSION);
+  expect(small.trainedCount).toBe(shrunk.count);
+  expect(small.search(queries[0], null, COUNT, 10)).toHaveLength(10);
 }, 120_000);
 
 test("an empty segment opens and finds nothing; rows out of rowid order are refused", () => {

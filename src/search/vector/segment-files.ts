@@ -1,29 +1,39 @@
 // The files of one vector segment directory. Slot i (0-based) is the i-th smallest rowid of the segment;
-// the side files are flat little-endian arrays by slot, memory-mapped when the segment is opened.
+// the per-slot files are flat little-endian arrays, memory-mapped when the segment is opened.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const SEGMENT_FILES = {
   /** SegmentMeta as JSON, written last: a directory without it is not a segment. */
   meta: "vectors.json",
-  /** usearch HNSW index keyed by rowid (absent when the segment is empty). */
-  hnsw: "vectors.usearch",
   /** Int32 per slot, ascending. */
   rowids: "rowids.i32",
   /** Int8 × dimension per slot (vector/int8-codes.ts). */
   codes: "codes.i8",
   /** Float32 per slot: the scale of the slot's codes. */
   scales: "scales.f32",
+  /** Float32 × dimension per list: the unit centroids of the inverted file (vector/ivf.ts). */
+  centroids: "centroids.f32",
+  /** Int32 × (lists + 1): list l's slots are listSlots[listStarts[l] ... listStarts[l + 1]). */
+  listStarts: "list-starts.i32",
+  /** Int32 per slot: the slots grouped by list, ascending within a list. */
+  listSlots: "list-slots.i32",
+  /** Float32 × dimension × PQ_CENTROIDS: the product quantizer's codebooks (vector/pq.ts); absent for one list. */
+  pqCodebooks: "pq-codebooks.f32",
+  /** Uint8 × (dimension / sub-vector size) per entry of list-slots, in its order. */
+  pqCodes: "pq-codes.u8",
 } as const;
 
-const FORMAT = 1;
+/** Format 1 was an HNSW graph; a format-1 segment is rebuilt (index-recovery.ts). */
+const FORMAT = 2;
 
 export interface SegmentMeta {
   format: typeof FORMAT;
   dimension: number;
   count: number;
-  /** Chunks deleted from the graph since it was last built anew (deleted nodes still cost search time). */
-  graphRemovals: number;
+  lists: number;
+  /** The segment size the centroids were trained at; they are trained anew once it doubles or halves. */
+  trainedCount: number;
 }
 
 export function writeMeta(dir: string, meta: Omit<SegmentMeta, "format">): void {

@@ -1,12 +1,14 @@
 // Writes a vector segment (segment.ts) into a directory the caller then renames into place. A segment is
-// built from scratch, or from an open older segment plus the changes since: its graph is loaded, the
-// removed rowids deleted from it and the new ones added, which for a few thousand changes to a large
-// segment is much cheaper than rebuilding the graph (scripts/bench/vector-segment.ts). Runs off the HTTP
-// thread (the index worker): building a graph takes seconds to minutes.
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
-import { availableParallelism } from "node:os";
+// built from scratch, or from an open older segment plus the changes since: the older one's codes are
+// copied (without the removed chunks) and keep their lists and product-quantized codes, and only the new
+// chunks are assigned to the nearest of its centroids and encoded, so a few thousand changes to a large
+// segment cost seconds. The centroids and the quantizer are trained anew once the segment has doubled or
+// halved since they were. Runs off the HTTP thread (the
+// index worker): training and assigning a million vectors takes minutes.
+import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { newHnsw, type Hnsw } from "./hnsw.ts";
+import { listCount, nearestLists, trainCentroids, trainingSize } from "./ivf.ts";
+import { ProductQuantizer } from "./pq.ts";
 import { quantize } from "./int8-codes.ts";
 import type { VectorSegment } from "./segment.ts";
 import { SEGMENT_FILES, writeMeta } from "./segment-files.ts";
@@ -25,56 +27,80 @@ export interface SegmentBase {
 
 export interface SegmentBuild {
   count: number;
-  /** Whether the graph was updated from the base segment's rather than built anew. */
-  incremental: boolean;
+  lists: number;
+  /** Whether the centroids were trained for this segment rather than taken from the base's. */
+  trained: boolean;
 }
 
-/** Past this many deletions (as a share of the base) since the graph was built, it is built anew. */
-const MAX_REMOVED_SHARE = 0.2;
-/** Rows quantized, written and added to the graph at a time. */
-const BATCH = 8192;
+export interface WriteOptions {
+  /** The number of lists when the centroids are trained (default: listCount(count)); for tests and benchmarks. */
+  lists?: number;
+}
 
-/** Appends typed arrays to the side files and their codes to the graph, a batch at a time. */
+/** Rows quantized and written at a time. */
+const BATCH = 8192;
+/** The centroids are trained anew once the segment is this many times larger or smaller than when they were. */
+const RETRAIN_FACTOR = 2;
+
+/** An Int32Array that grows by doubling. */
+class Int32List {
+  private values = new Int32Array(BATCH);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.values.length) {
+      const grown = new Int32Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.length++] = value;
+  }
+
+  view(): Int32Array {
+    return this.values.subarray(0, this.length);
+  }
+}
+
+/**
+ * Appends slots to the per-slot files, a batch at a time, and keeps each slot's list (-1: not assigned
+ * yet) and its slot in the base segment (-1: a new chunk).
+ */
 class SlotWriter {
   private readonly rowids = new Int32Array(BATCH);
   private readonly codes: Int8Array;
   private readonly scales = new Float32Array(BATCH);
-  private readonly graphKeys = new BigUint64Array(BATCH);
-  private readonly graphCodes: Int8Array;
   private size = 0;
-  private graphSize = 0;
   private readonly files: { rowids: number; codes: number; scales: number };
+  readonly listOf = new Int32List();
+  readonly baseSlotOf = new Int32List();
   count = 0;
   lastRowid = 0;
 
   constructor(
     dir: string,
     private readonly dimension: number,
-    private readonly graph: Hnsw,
   ) {
     this.codes = new Int8Array(BATCH * dimension);
-    this.graphCodes = new Int8Array(BATCH * dimension);
     const open = (name: string) => openSync(join(dir, name), "w");
     this.files = { rowids: open(SEGMENT_FILES.rowids), codes: open(SEGMENT_FILES.codes), scales: open(SEGMENT_FILES.scales) };
   }
 
-  /** Adds a slot; `codes` (already quantized) or `vector` gives its vector. */
-  push(rowid: number, toGraph: boolean, codes: Int8Array | null, scale: number, vector: Float32Array | null): void {
+  /** Adds a slot: a new chunk's `vector`, or the base segment's slot `baseSlot` (codes, scale, list). */
+  push(rowid: number, vector: Float32Array | null, base: { slot: number; codes: Int8Array; scale: number; list: number } | null): void {
     if (!Number.isInteger(rowid) || rowid <= this.lastRowid || rowid >= 2 ** 31) {
       throw new Error(`Vector segment rows must have ascending positive rowids below 2^31 (got ${rowid} after ${this.lastRowid})`);
     }
     const offset = this.size * this.dimension;
     if (vector) {
       if (vector.length !== this.dimension) throw new Error(`Chunk ${rowid} has a ${vector.length}-d vector, not ${this.dimension}-d`);
-      scale = quantize(vector, this.codes, offset);
-    } else this.codes.set(codes!, offset);
-    this.rowids[this.size] = rowid;
-    this.scales[this.size] = scale;
-    if (toGraph) {
-      this.graphKeys[this.graphSize] = BigInt(rowid);
-      this.graphCodes.set(this.codes.subarray(offset, offset + this.dimension), this.graphSize * this.dimension);
-      this.graphSize++;
+      this.scales[this.size] = quantize(vector, this.codes, offset);
+    } else {
+      this.codes.set(base!.codes, offset);
+      this.scales[this.size] = base!.scale;
     }
+    this.rowids[this.size] = rowid;
+    this.listOf.push(base?.list ?? -1);
+    this.baseSlotOf.push(base?.slot ?? -1);
     this.size++;
     this.count++;
     this.lastRowid = rowid;
@@ -82,14 +108,10 @@ class SlotWriter {
   }
 
   flush(): void {
-    if (this.graphSize > 0) {
-      this.graph.add(this.graphKeys.subarray(0, this.graphSize), this.graphCodes.subarray(0, this.graphSize * this.dimension), availableParallelism());
-    }
     writeSync(this.files.rowids, this.rowids.subarray(0, this.size));
     writeSync(this.files.codes, this.codes.subarray(0, this.size * this.dimension));
     writeSync(this.files.scales, this.scales.subarray(0, this.size));
     this.size = 0;
-    this.graphSize = 0;
   }
 
   close(): void {
@@ -98,23 +120,109 @@ class SlotWriter {
   }
 }
 
+/** The written slots' vectors (codes × scale) read back from the segment's files. */
+class WrittenVectors {
+  private readonly codes: Int8Array;
+  private readonly scales: Float32Array;
+
+  constructor(
+    dir: string,
+    private readonly dimension: number,
+    count: number,
+  ) {
+    const codes = Bun.mmap(join(dir, SEGMENT_FILES.codes), { shared: false });
+    this.codes = new Int8Array(codes.buffer, codes.byteOffset, count * dimension);
+    const scales = Bun.mmap(join(dir, SEGMENT_FILES.scales), { shared: false });
+    this.scales = new Float32Array(scales.buffer, scales.byteOffset, count);
+  }
+
+  /** The vectors of `slots`, row after row. */
+  read(slots: ArrayLike<number>): Float32Array {
+    const d = this.dimension;
+    const out = new Float32Array(slots.length * d);
+    for (let i = 0; i < slots.length; i++) {
+      const from = slots[i] * d;
+      const scale = this.scales[slots[i]];
+      for (let j = 0; j < d; j++) out[i * d + j] = this.codes[from + j] * scale;
+    }
+    return out;
+  }
+}
+
+/** Assigns every slot whose list is -1 to its nearest centroid, a batch at a time. */
+function assignRemaining(listOf: Int32Array, centroids: Float32Array, vectors: WrittenVectors, dimension: number): void {
+  const pending: number[] = [];
+  const assign = () => {
+    const lists = nearestLists(centroids, vectors.read(pending), dimension);
+    pending.forEach((slot, i) => (listOf[slot] = lists[i]));
+    pending.length = 0;
+  };
+  for (let slot = 0; slot < listOf.length; slot++) {
+    if (listOf[slot] >= 0) continue;
+    pending.push(slot);
+    if (pending.length === BATCH) assign();
+  }
+  if (pending.length > 0) assign();
+}
+
+/**
+ * The product-quantized codes of the slots in list order: copied from the base segment for its slots
+ * when its quantizer is kept (`base`), encoded for the others, a batch at a time.
+ */
+function pqCodesByPosition(
+  listSlots: Int32Array,
+  baseSlotOf: Int32Array,
+  pq: ProductQuantizer,
+  vectors: WrittenVectors,
+  base: { codes: Uint8Array; positionOf: Int32Array } | null,
+): Uint8Array {
+  const parts = pq.parts;
+  const codes = new Uint8Array(listSlots.length * parts);
+  const pending: number[] = [];
+  const encode = () => {
+    const encoded = pq.encode(vectors.read(pending.map((position) => listSlots[position])));
+    pending.forEach((position, i) => codes.set(encoded.subarray(i * parts, (i + 1) * parts), position * parts));
+    pending.length = 0;
+  };
+  for (let position = 0; position < listSlots.length; position++) {
+    const baseSlot = baseSlotOf[listSlots[position]];
+    if (base && baseSlot >= 0) {
+      const from = base.positionOf[baseSlot] * parts;
+      codes.set(base.codes.subarray(from, from + parts), position * parts);
+      continue;
+    }
+    pending.push(position);
+    if (pending.length === BATCH) encode();
+  }
+  if (pending.length > 0) encode();
+  return codes;
+}
+
+/** The slots grouped by list (a counting sort): listStarts has lists + 1 entries. */
+function groupByList(listOf: Int32Array, lists: number): { listStarts: Int32Array; listSlots: Int32Array } {
+  const listStarts = new Int32Array(lists + 1);
+  for (const list of listOf) listStarts[list + 1]++;
+  for (let list = 0; list < lists; list++) listStarts[list + 1] += listStarts[list];
+  const next = listStarts.slice(0, lists);
+  const listSlots = new Int32Array(listOf.length);
+  for (let slot = 0; slot < listOf.length; slot++) listSlots[next[listOf[slot]]++] = slot;
+  return { listStarts, listSlots };
+}
+
+function writeArray(dir: string, file: string, array: Int32Array | Float32Array): void {
+  writeFileSync(join(dir, file), new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+}
+
 /**
  * Writes the segment of `rows` (ascending rowid) into `dir`, plus, when `base` is given, the base
  * segment's chunks except the removed ones (`rows` then holds only chunks the base does not have).
  */
-export function writeVectorSegment(dir: string, rows: Iterable<VectorRow>, dimension: number, base?: SegmentBase): SegmentBuild {
+export function writeVectorSegment(dir: string, rows: Iterable<VectorRow>, dimension: number, base?: SegmentBase, options: WriteOptions = {}): SegmentBuild {
   mkdirSync(dir, { recursive: true });
   const removed = new Set(base?.removed ?? []);
   const old = base?.segment;
-  const gone = old ? [...removed].filter((rowid) => old.slotOf(rowid) >= 0) : [];
-  const graphRemovals = old ? old.graphRemovals + gone.length : 0;
-  const incremental = !!old && old.count > 0 && graphRemovals <= MAX_REMOVED_SHARE * old.count;
-  const graph = newHnsw(dimension);
-  if (incremental) {
-    graph.load(join(old.dir, SEGMENT_FILES.hnsw));
-    if (gone.length > 0) graph.remove(BigUint64Array.from(gone, BigInt));
-  }
-  const writer = new SlotWriter(dir, dimension, graph);
+  const oldLists = old?.slotLists();
+  const writer = new SlotWriter(dir, dimension);
   try {
     let slot = 0;
     const oldCount = old?.count ?? 0;
@@ -124,18 +232,51 @@ export function writeVectorSegment(dir: string, rows: Iterable<VectorRow>, dimen
         const rowid = old!.rowids[slot];
         if (removed.has(rowid)) continue;
         const codes = old!.codes.subarray(slot * dimension, (slot + 1) * dimension);
-        writer.push(rowid, !incremental, codes, old!.scales[slot], null);
+        writer.push(rowid, null, { slot, codes, scale: old!.scales[slot], list: oldLists![slot] });
       }
     };
     for (const row of rows) {
       copyOldBefore(row.rowid);
-      writer.push(row.rowid, true, null, 0, row.vector);
+      writer.push(row.rowid, row.vector, null);
     }
     copyOldBefore(Infinity);
   } finally {
     writer.close();
   }
-  if (writer.count > 0) graph.save(join(dir, SEGMENT_FILES.hnsw));
-  writeMeta(dir, { dimension, count: writer.count, graphRemovals: incremental ? graphRemovals : 0 });
-  return { count: writer.count, incremental };
+  const count = writer.count;
+  if (count === 0) {
+    writeMeta(dir, { dimension, count: 0, lists: 0, trainedCount: 0 });
+    return { count: 0, lists: 0, trained: false };
+  }
+  const listOf = writer.listOf.view();
+  const vectors = new WrittenVectors(dir, dimension, count);
+  const keep = old && old.lists > 0 && count <= old.trainedCount * RETRAIN_FACTOR && count * RETRAIN_FACTOR >= old.trainedCount;
+  let centroids: Float32Array;
+  let lists: number;
+  let trainedCount: number;
+  let pq: ProductQuantizer | null;
+  if (keep) {
+    ({ centroids, lists, trainedCount, pq } = old);
+  } else {
+    lists = Math.min(count, options.lists ?? listCount(count));
+    const size = trainingSize(lists, count);
+    const sample = vectors.read(Int32Array.from({ length: size }, (_, i) => Math.floor((i * count) / size)));
+    centroids = trainCentroids(sample, lists, dimension);
+    // One list is scored exactly: nothing to rank approximately.
+    pq = lists > 1 ? ProductQuantizer.train(sample, dimension) : null;
+    trainedCount = count;
+    listOf.fill(-1);
+  }
+  assignRemaining(listOf, centroids, vectors, dimension);
+  const { listStarts, listSlots } = groupByList(listOf, lists);
+  writeArray(dir, SEGMENT_FILES.centroids, centroids);
+  writeArray(dir, SEGMENT_FILES.listStarts, listStarts);
+  writeArray(dir, SEGMENT_FILES.listSlots, listSlots);
+  if (pq) {
+    writeArray(dir, SEGMENT_FILES.pqCodebooks, pq.codebooks);
+    const baseCodes = keep ? { codes: old.pqCodes!, positionOf: old.slotPositions() } : null;
+    writeFileSync(join(dir, SEGMENT_FILES.pqCodes), pqCodesByPosition(listSlots, writer.baseSlotOf.view(), pq, vectors, baseCodes));
+  }
+  writeMeta(dir, { dimension, count, lists, trainedCount });
+  return { count, lists, trained: !keep };
 }
