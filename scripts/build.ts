@@ -98,37 +98,6 @@ function pdfjsCanvasRequire(): BunPlugin {
   };
 }
 
-/** usearch's prebuilt addon for this platform: prebuilds/<platform>-<arch>[+<arch>...]/usearch.node. */
-function usearchPrebuild(packageRoot: string): string {
-  const prebuilds = join(packageRoot, "prebuilds");
-  const folder = readdirSync(prebuilds).find((name) => {
-    const [platform, arches = ""] = name.split("-");
-    return platform === process.platform && arches.split("+").includes(process.arch);
-  });
-  if (!folder) throw new Error(`usearch ships no prebuilt addon for ${process.platform}-${process.arch} in ${prebuilds}`);
-  return join(prebuilds, folder, "usearch.node");
-}
-
-/**
- * usearch finds its addon at run time (node-gyp-build searches from its own folder), which finds nothing
- * inside a compiled binary. This requires the platform's prebuild directly instead, which
- * nativeAddonLoaders then turns into a loader for the unpacked copy.
- */
-function usearchAddonRequire(): BunPlugin {
-  const runtimeLookup = "(0, node_gyp_build_1.default)(getBuildDir(getDirName()))";
-  return {
-    name: "usearch-addon-require",
-    setup(build) {
-      build.onLoad({ filter: /[\\/]usearch[\\/]javascript[\\/]dist[\\/]cjs[\\/]usearch\.js$/ }, async ({ path }) => {
-        const source = await Bun.file(path).text();
-        if (!source.includes(runtimeLookup)) throw new Error(`${path} no longer loads its addon as scripts/build.ts expects`);
-        const addon = JSON.stringify(usearchPrebuild(resolve(dirname(path), "..", "..", "..")));
-        return { loader: "js", contents: source.replace(runtimeLookup, `require(${addon})`) };
-      });
-    },
-  };
-}
-
 /** Shared libraries beside an addon, which it links against through its run path (libonnxruntime.so.1). */
 function siblingLibraries(addon: string): string[] {
   return readdirSync(dirname(addon))
@@ -191,7 +160,7 @@ const bundleOptions = (addons: Set<string>) => ({
   target: "bun" as const,
   // As in a compiled binary, so that platform-specific requires (onnxruntime-node's binding) resolve to one file.
   define: { "process.platform": JSON.stringify(process.platform), "process.arch": JSON.stringify(process.arch) },
-  plugins: [nativeAddonLoaders(addons), pdfjsCanvasRequire(), usearchAddonRequire()],
+  plugins: [nativeAddonLoaders(addons), pdfjsCanvasRequire()],
 });
 
 const started = performance.now();

@@ -116,7 +116,7 @@ test("an incremental build (base + removed + added) keeps the base's centroids a
   expect(next.rowids).toEqual(fresh.rowids);
   expect(next.codes).toEqual(fresh.codes);
   expect(next.scales).toEqual(fresh.scales);
-  expect(next.centroids).toEqual(base.centroids);
+  expect(next.quantizer).toEqual(base.quantizer);
   expect(next.trainedCount).toBe(base.count);
   expect(next.pq!.codebooks).toEqual(base.pq!.codebooks);
   // The kept chunks keep their lists and product-quantized codes; the added ones get theirs from the

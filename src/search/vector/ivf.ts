@@ -1,60 +1,26 @@
 // The coarse quantizer of a vector segment (an inverted file, IVF): the segment's vectors are split into
-// lists around unit centroids found by spherical k-means, and a search scores only the lists whose
-// centroids are nearest the query. Unlike a graph, this cannot strand a search in a region of
-// near-duplicates (an HNSW graph over 1M chunks with dozens of near-copies of each passage found 0.22-0.70
-// of the exact top 10), its cost is fixed by how many vectors it scores, and opening it reads no graph.
+// lists around unit centroids, and a search scores only the lists whose centroids are nearest the query.
+// Unlike a graph, this cannot strand a search in a region of near-duplicates (an HNSW graph over 1M
+// chunks with dozens of near-copies of each passage found 0.22-0.70 of the exact top 10), its cost is
+// fixed by how many vectors it scores, and opening it reads no graph.
 //
-// The brute-force steps of building (k-means assignment, assigning every vector to its list) run in
-// usearch's native exact search, ~5 billion multiply-adds a second here against ~1.7 in JavaScript.
-
-import { availableParallelism } from "node:os";
+// The lists come from two-level spherical k-means: ~sqrt(lists) groups, then each group split into lists
+// in proportion to its size. Training and assigning a vector then compare it with ~3 × sqrt(lists)
+// centroids instead of all of them, which keeps a million-vector build in JavaScript to tens of seconds.
 
 /** Segments smaller than this are one list: scoring every vector costs a few milliseconds. */
 export const FLAT_BELOW = 8192;
 /** Vectors sampled per list to train the centroids. */
 const TRAIN_PER_LIST = 32;
 const TRAIN_ROUNDS = 8;
-/** Vectors assigned to their lists per call into usearch. */
-const ASSIGN_BATCH = 4096;
+/** A vector is assigned to the nearest list within its this many nearest groups. */
+const GROUPS_SEARCHED = 2;
+/** Rounds of k-means over all the lists at once after the two levels: they let lists cross group borders. */
+const REFINE_ROUNDS = 3;
 
 /** How many lists a segment of `count` vectors gets: ~sqrt(count), so ~1,000 lists of ~1,000 at 1M. */
 export function listCount(count: number): number {
   return count < FLAT_BELOW ? 1 : Math.round(Math.sqrt(count));
-}
-
-let usearch: typeof import("usearch") | null = null;
-/** Required on first use, not imported: in a compiled binary its addon exists only once prepareRuntime has unpacked it. */
-export function native(): typeof import("usearch") {
-  return (usearch ??= require("usearch") as typeof import("usearch"));
-}
-
-/** Threads for the native steps: all cores but one, left to the HTTP thread. */
-export function threads(): number {
-  return Math.max(1, availableParallelism() - 1);
-}
-
-/** The nearest of `centroids` (unit, lists × dimension) to each of `vectors` (unit, n × dimension). */
-export function nearestLists(centroids: Float32Array, vectors: Float32Array, dimension: number): Int32Array {
-  const n = vectors.length / dimension;
-  const out = new Int32Array(n);
-  if (centroids.length === dimension) return out;
-  const { MetricKind, exactSearch } = native();
-  for (let start = 0; start < n; start += ASSIGN_BATCH) {
-    const end = Math.min(n, start + ASSIGN_BATCH);
-    // A copy, not a subarray: usearch reads a typed array from the start of its buffer.
-    const { keys } = exactSearch(centroids, vectors.slice(start * dimension, end * dimension), dimension, 1, MetricKind.IP, threads());
-    for (let i = start; i < end; i++) out[i] = Number(keys[i - start]);
-  }
-  return out;
-}
-
-function normalizeRows(matrix: Float32Array, dimension: number): void {
-  for (let offset = 0; offset < matrix.length; offset += dimension) {
-    let norm = 0;
-    for (let i = offset; i < offset + dimension; i++) norm += matrix[i] * matrix[i];
-    norm = Math.sqrt(norm);
-    if (norm > 0) for (let i = offset; i < offset + dimension; i++) matrix[i] /= norm;
-  }
 }
 
 /** How many vectors to sample for training `lists` centroids out of `count`. */
@@ -62,39 +28,140 @@ export function trainingSize(lists: number, count: number): number {
   return Math.min(count, lists * TRAIN_PER_LIST);
 }
 
-/**
- * `lists` unit centroids for the unit vectors of `sample` (n × dimension, n >= lists) by spherical
- * k-means: seeded with evenly spaced sample vectors; a list left empty takes another sample vector.
- */
-export function trainCentroids(sample: Float32Array, lists: number, dimension: number): Float32Array {
-  const n = sample.length / dimension;
-  if (n < lists) throw new Error(`Training ${lists} lists needs at least ${lists} vectors (got ${n})`);
-  const centroids = new Float32Array(lists * dimension);
-  for (let list = 0; list < lists; list++) {
-    const from = Math.floor((list * n) / lists) * dimension;
-    centroids.set(sample.subarray(from, from + dimension), list * dimension);
+function dot(a: Float32Array, aOffset: number, b: Float32Array, bOffset: number, dimension: number): number {
+  let x = 0;
+  let y = 0;
+  let z = 0;
+  let w = 0;
+  let i = 0;
+  for (; i + 3 < dimension; i += 4) {
+    x += a[aOffset + i] * b[bOffset + i];
+    y += a[aOffset + i + 1] * b[bOffset + i + 1];
+    z += a[aOffset + i + 2] * b[bOffset + i + 2];
+    w += a[aOffset + i + 3] * b[bOffset + i + 3];
   }
-  if (lists === 1) return centroids;
-  const sizes = new Int32Array(lists);
-  for (let round = 0; round < TRAIN_ROUNDS; round++) {
-    const assigned = nearestLists(centroids, sample, dimension);
-    centroids.fill(0);
+  for (; i < dimension; i++) x += a[aOffset + i] * b[bOffset + i];
+  return x + y + z + w;
+}
+
+/** The index in [from, to) of the centroid with the largest dot product with vectors[offset...]. */
+function nearest(centroids: Float32Array, from: number, to: number, vectors: Float32Array, offset: number, dimension: number): number {
+  let best = from;
+  let bestScore = -Infinity;
+  for (let c = from; c < to; c++) {
+    const score = dot(centroids, c * dimension, vectors, offset, dimension);
+    if (score > bestScore) (bestScore = score), (best = c);
+  }
+  return best;
+}
+
+function normalizeRows(matrix: Float32Array, dimension: number): void {
+  for (let offset = 0; offset < matrix.length; offset += dimension) {
+    const norm = Math.sqrt(dot(matrix, offset, matrix, offset, dimension));
+    if (norm > 0) for (let i = offset; i < offset + dimension; i++) matrix[i] /= norm;
+  }
+}
+
+/**
+ * `k` unit centroids for the unit vectors of `points` (n × dimension, n >= k) by spherical k-means,
+ * seeded with evenly spaced points; a centroid left without points takes another point.
+ */
+function kMeans(points: Float32Array, k: number, dimension: number): Float32Array {
+  const n = points.length / dimension;
+  const centroids = new Float32Array(k * dimension);
+  for (let c = 0; c < k; c++) {
+    const from = Math.floor((c * n) / k) * dimension;
+    centroids.set(points.subarray(from, from + dimension), c * dimension);
+  }
+  if (k > 1) lloyd(points, centroids, dimension, TRAIN_ROUNDS);
+  return centroids;
+}
+
+/** Rounds of spherical k-means from the given centroids; a centroid left without points takes another point. */
+function lloyd(points: Float32Array, centroids: Float32Array, dimension: number, rounds: number): void {
+  const n = points.length / dimension;
+  const k = centroids.length / dimension;
+  const sizes = new Int32Array(k);
+  for (let round = 0; round < rounds; round++) {
+    const sums = new Float32Array(k * dimension);
     sizes.fill(0);
-    for (let v = 0; v < n; v++) {
-      const list = assigned[v];
-      sizes[list]++;
-      const to = list * dimension;
-      const from = v * dimension;
-      for (let i = 0; i < dimension; i++) centroids[to + i] += sample[from + i];
+    for (let p = 0; p < n; p++) {
+      const c = nearest(centroids, 0, k, points, p * dimension, dimension);
+      sizes[c]++;
+      for (let i = 0; i < dimension; i++) sums[c * dimension + i] += points[p * dimension + i];
     }
-    for (let list = 0; list < lists; list++) {
-      if (sizes[list] > 0) continue;
-      const from = ((list * 7919 + round * 104729) % n) * dimension;
-      centroids.set(sample.subarray(from, from + dimension), list * dimension);
+    for (let c = 0; c < k; c++) {
+      if (sizes[c] > 0) continue;
+      const from = ((c * 7919 + round * 104729) % n) * dimension;
+      sums.set(points.subarray(from, from + dimension), c * dimension);
     }
+    centroids.set(sums);
     normalizeRows(centroids, dimension);
   }
-  return centroids;
+}
+
+/** The two-level quantizer: lists (leaf centroids) grouped under group centroids. */
+export interface CoarseQuantizer {
+  /** lists × dimension unit centroids. */
+  centroids: Float32Array;
+  /** groups × dimension unit centroids. */
+  groups: Float32Array;
+  /** groups + 1 entries: group g's lists are [groupStarts[g], groupStarts[g + 1]). */
+  groupStarts: Int32Array;
+}
+
+/** Trains `lists` centroids on `sample` (unit vectors, n × dimension, n >= lists). */
+export function trainCoarseQuantizer(sample: Float32Array, lists: number, dimension: number): CoarseQuantizer {
+  const n = sample.length / dimension;
+  if (n < lists) throw new Error(`Training ${lists} lists needs at least ${lists} vectors (got ${n})`);
+  const groupCount = Math.ceil(Math.sqrt(lists));
+  const groups = kMeans(sample, groupCount, dimension);
+  const members: number[][] = Array.from({ length: groupCount }, () => []);
+  for (let p = 0; p < n; p++) members[nearest(groups, 0, groupCount, sample, p * dimension, dimension)].push(p);
+  // Lists per group in proportion to its sample (largest remainders), at most one per sample vector.
+  const shares = members.map((m) => (lists * m.length) / n);
+  const perGroup = shares.map(Math.floor);
+  const order = shares.map((share, g) => g).sort((a, b) => shares[b] - perGroup[b] - (shares[a] - perGroup[a]));
+  for (let extra = lists - perGroup.reduce((a, b) => a + b, 0), i = 0; extra > 0; i = (i + 1) % groupCount) {
+    if (perGroup[order[i]] < members[order[i]].length) perGroup[order[i]]++, extra--;
+  }
+  const centroids = new Float32Array(lists * dimension);
+  const groupStarts = new Int32Array(groupCount + 1);
+  for (let g = 0; g < groupCount; g++) {
+    groupStarts[g + 1] = groupStarts[g] + perGroup[g];
+    if (perGroup[g] === 0) continue;
+    const points = new Float32Array(members[g].length * dimension);
+    members[g].forEach((p, i) => points.set(sample.subarray(p * dimension, (p + 1) * dimension), i * dimension));
+    centroids.set(kMeans(points, perGroup[g], dimension), groupStarts[g] * dimension);
+  }
+  lloyd(sample, centroids, dimension, REFINE_ROUNDS);
+  return { centroids, groups, groupStarts };
+}
+
+/** The list of each of `vectors` (n × dimension): the nearest list within its GROUPS_SEARCHED nearest groups. */
+export function assignLists(quantizer: CoarseQuantizer, vectors: Float32Array, dimension: number): Int32Array {
+  const { centroids, groups, groupStarts } = quantizer;
+  const groupCount = groupStarts.length - 1;
+  const n = vectors.length / dimension;
+  const out = new Int32Array(n);
+  const groupScores = new Float64Array(groupCount);
+  for (let v = 0; v < n; v++) {
+    const offset = v * dimension;
+    for (let g = 0; g < groupCount; g++) groupScores[g] = groupStarts[g + 1] > groupStarts[g] ? dot(groups, g * dimension, vectors, offset, dimension) : -Infinity;
+    let best = 0;
+    let bestScore = -Infinity;
+    for (let searched = 0; searched < Math.min(GROUPS_SEARCHED, groupCount); searched++) {
+      let g = 0;
+      for (let h = 1; h < groupCount; h++) if (groupScores[h] > groupScores[g]) g = h;
+      if (groupScores[g] === -Infinity) break;
+      groupScores[g] = -Infinity;
+      const list = nearest(centroids, groupStarts[g], groupStarts[g + 1], vectors, offset, dimension);
+      const score = dot(centroids, list * dimension, vectors, offset, dimension);
+      if (score > bestScore) (bestScore = score), (best = list);
+    }
+    out[v] = best;
+  }
+  return out;
 }
 
 /** The lists ordered by their centroids' similarity to the query, nearest first. */
@@ -102,17 +169,6 @@ export function rankLists(centroids: Float32Array, query: Float32Array): Int32Ar
   const dimension = query.length;
   const lists = centroids.length / dimension;
   const scores = new Float64Array(lists);
-  for (let list = 0; list < lists; list++) {
-    const offset = list * dimension;
-    let a = 0;
-    let b = 0;
-    let i = 0;
-    for (; i + 1 < dimension; i += 2) {
-      a += query[i] * centroids[offset + i];
-      b += query[i + 1] * centroids[offset + i + 1];
-    }
-    if (i < dimension) a += query[i] * centroids[offset + i];
-    scores[list] = a + b;
-  }
+  for (let list = 0; list < lists; list++) scores[list] = dot(centroids, list * dimension, query, 0, dimension);
   return Int32Array.from({ length: lists }, (_, i) => i).sort((x, y) => scores[y] - scores[x]);
 }

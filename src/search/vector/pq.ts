@@ -15,7 +15,7 @@ const SUB_DIMENSION = 8;
 export const PQ_CENTROIDS = 64;
 const CENTROIDS = PQ_CENTROIDS;
 const TRAIN_ROUNDS = 10;
-/** Vectors encoded per call into usearch. */
+/** Vectors encoded per pass over the parts. */
 const ENCODE_BATCH = 4096;
 
 export class ProductQuantizer {

@@ -14,6 +14,9 @@ export const SEGMENT_FILES = {
   scales: "scales.f32",
   /** Float32 × dimension per list: the unit centroids of the inverted file (vector/ivf.ts). */
   centroids: "centroids.f32",
+  /** Float32 × dimension per group of lists, and Int32 × (groups + 1): where each group's lists start (vector/ivf.ts). */
+  groups: "groups.f32",
+  groupStarts: "group-starts.i32",
   /** Int32 × (lists + 1): list l's slots are listSlots[listStarts[l] ... listStarts[l + 1]). */
   listStarts: "list-starts.i32",
   /** Int32 per slot: the slots grouped by list, ascending within a list. */
@@ -32,6 +35,7 @@ export interface SegmentMeta {
   dimension: number;
   count: number;
   lists: number;
+  groups: number;
   /** The segment size the centroids were trained at; they are trained anew once it doubles or halves. */
   trainedCount: number;
 }

@@ -4,10 +4,10 @@
 // chunks are assigned to the nearest of its centroids and encoded, so a few thousand changes to a large
 // segment cost seconds. The centroids and the quantizer are trained anew once the segment has doubled or
 // halved since they were. Runs off the HTTP thread (the
-// index worker): training and assigning a million vectors takes minutes.
+// index worker): training, assigning and encoding a million vectors takes about a minute.
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { listCount, nearestLists, trainCentroids, trainingSize } from "./ivf.ts";
+import { assignLists, listCount, trainCoarseQuantizer, trainingSize, type CoarseQuantizer } from "./ivf.ts";
 import { ProductQuantizer } from "./pq.ts";
 import { quantize } from "./int8-codes.ts";
 import type { VectorSegment } from "./segment.ts";
@@ -150,10 +150,10 @@ class WrittenVectors {
 }
 
 /** Assigns every slot whose list is -1 to its nearest centroid, a batch at a time. */
-function assignRemaining(listOf: Int32Array, centroids: Float32Array, vectors: WrittenVectors, dimension: number): void {
+function assignRemaining(listOf: Int32Array, quantizer: CoarseQuantizer, vectors: WrittenVectors, dimension: number): void {
   const pending: number[] = [];
   const assign = () => {
-    const lists = nearestLists(centroids, vectors.read(pending), dimension);
+    const lists = assignLists(quantizer, vectors.read(pending), dimension);
     pending.forEach((slot, i) => (listOf[slot] = lists[i]));
     pending.length = 0;
   };
@@ -245,31 +245,33 @@ export function writeVectorSegment(dir: string, rows: Iterable<VectorRow>, dimen
   }
   const count = writer.count;
   if (count === 0) {
-    writeMeta(dir, { dimension, count: 0, lists: 0, trainedCount: 0 });
+    writeMeta(dir, { dimension, count: 0, lists: 0, groups: 0, trainedCount: 0 });
     return { count: 0, lists: 0, trained: false };
   }
   const listOf = writer.listOf.view();
   const vectors = new WrittenVectors(dir, dimension, count);
   const keep = old && old.lists > 0 && count <= old.trainedCount * RETRAIN_FACTOR && count * RETRAIN_FACTOR >= old.trainedCount;
-  let centroids: Float32Array;
+  let quantizer: CoarseQuantizer;
   let lists: number;
   let trainedCount: number;
   let pq: ProductQuantizer | null;
   if (keep) {
-    ({ centroids, lists, trainedCount, pq } = old);
+    ({ quantizer, lists, trainedCount, pq } = old);
   } else {
     lists = Math.min(count, options.lists ?? listCount(count));
     const size = trainingSize(lists, count);
     const sample = vectors.read(Int32Array.from({ length: size }, (_, i) => Math.floor((i * count) / size)));
-    centroids = trainCentroids(sample, lists, dimension);
+    quantizer = trainCoarseQuantizer(sample, lists, dimension);
     // One list is scored exactly: nothing to rank approximately.
     pq = lists > 1 ? ProductQuantizer.train(sample, dimension) : null;
     trainedCount = count;
     listOf.fill(-1);
   }
-  assignRemaining(listOf, centroids, vectors, dimension);
+  assignRemaining(listOf, quantizer, vectors, dimension);
   const { listStarts, listSlots } = groupByList(listOf, lists);
-  writeArray(dir, SEGMENT_FILES.centroids, centroids);
+  writeArray(dir, SEGMENT_FILES.centroids, quantizer.centroids);
+  writeArray(dir, SEGMENT_FILES.groups, quantizer.groups);
+  writeArray(dir, SEGMENT_FILES.groupStarts, quantizer.groupStarts);
   writeArray(dir, SEGMENT_FILES.listStarts, listStarts);
   writeArray(dir, SEGMENT_FILES.listSlots, listSlots);
   if (pq) {
@@ -277,6 +279,6 @@ export function writeVectorSegment(dir: string, rows: Iterable<VectorRow>, dimen
     const baseCodes = keep ? { codes: old.pqCodes!, positionOf: old.slotPositions() } : null;
     writeFileSync(join(dir, SEGMENT_FILES.pqCodes), pqCodesByPosition(listSlots, writer.baseSlotOf.view(), pq, vectors, baseCodes));
   }
-  writeMeta(dir, { dimension, count, lists, trainedCount });
+  writeMeta(dir, { dimension, count, lists, groups: quantizer.groupStarts.length - 1, trainedCount });
   return { count, lists, trained: !keep };
 }

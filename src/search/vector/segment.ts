@@ -12,7 +12,7 @@
 // codes, exactly as the in-memory VectorIndex scores (vector/int8-codes.ts), so the two can be merged.
 import { join } from "node:path";
 import { TopK } from "../topk.ts";
-import { rankLists } from "./ivf.ts";
+import { rankLists, type CoarseQuantizer } from "./ivf.ts";
 import { codeCosine } from "./int8-codes.ts";
 import { PQ_CENTROIDS, ProductQuantizer, tableScore } from "./pq.ts";
 import { readMeta, SEGMENT_FILES } from "./segment-files.ts";
@@ -56,7 +56,8 @@ export class VectorSegment {
     readonly rowids: Int32Array,
     readonly codes: Int8Array,
     readonly scales: Float32Array,
-    readonly centroids: Float32Array,
+    /** The lists' centroids under their groups'. */
+    readonly quantizer: CoarseQuantizer,
     private readonly listStarts: Int32Array,
     private readonly listSlots: Int32Array,
     /** The product quantizer and its codes by list position (null for one list, scored exactly). */
@@ -65,9 +66,10 @@ export class VectorSegment {
   ) {}
 
   static open(dir: string, dimension: number, tuning = SEARCH_TUNING): VectorSegment {
-    const { count, lists, trainedCount } = readMeta(dir, dimension);
+    const { count, lists, groups, trainedCount } = readMeta(dir, dimension);
     if (count === 0) {
-      return new VectorSegment(dir, dimension, tuning, 0, new Int32Array(0), new Int8Array(0), new Float32Array(0), new Float32Array(0), new Int32Array(1), new Int32Array(0), null, null);
+      const quantizer = { centroids: new Float32Array(0), groups: new Float32Array(0), groupStarts: new Int32Array(1) };
+      return new VectorSegment(dir, dimension, tuning, 0, new Int32Array(0), new Int8Array(0), new Float32Array(0), quantizer, new Int32Array(1), new Int32Array(0), null, null);
     }
     const pq = lists > 1 ? new ProductQuantizer(dimension, mapped(dir, SEGMENT_FILES.pqCodebooks, dimension * PQ_CENTROIDS, Float32Array)) : null;
     return new VectorSegment(
@@ -78,7 +80,11 @@ export class VectorSegment {
       mapped(dir, SEGMENT_FILES.rowids, count, Int32Array),
       mapped(dir, SEGMENT_FILES.codes, count * dimension, Int8Array),
       mapped(dir, SEGMENT_FILES.scales, count, Float32Array),
-      mapped(dir, SEGMENT_FILES.centroids, lists * dimension, Float32Array),
+      {
+        centroids: mapped(dir, SEGMENT_FILES.centroids, lists * dimension, Float32Array),
+        groups: mapped(dir, SEGMENT_FILES.groups, groups * dimension, Float32Array),
+        groupStarts: mapped(dir, SEGMENT_FILES.groupStarts, groups + 1, Int32Array),
+      },
       mapped(dir, SEGMENT_FILES.listStarts, lists + 1, Int32Array),
       mapped(dir, SEGMENT_FILES.listSlots, count, Int32Array),
       pq,
@@ -126,7 +132,7 @@ export class VectorSegment {
     const { parts } = this.pq;
     const table = this.pq.table(query);
     let scored = 0;
-    for (const list of rankLists(this.centroids, query)) {
+    for (const list of rankLists(this.quantizer.centroids, query)) {
       for (let position = listStarts[list]; position < listStarts[list + 1]; position++) {
         const slot = listSlots[position];
         if (eligible !== null && eligible[rowids[slot]] !== 1) continue;
