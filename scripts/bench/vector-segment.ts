@@ -1,7 +1,7 @@
 // The vector segment on its own (src/search/vector/): build time and the builder's peak RSS, file sizes,
 // open time, search latency (p50/p95; limit 10 and 100; unfiltered and 1 % / 10 % filters), recall@10
 // against exact float cosine, an incremental update (1 % removed, 1 % added) against a full build, and
-// recall@10 and latency by the share of the segment a search scores (SEARCH_TUNING.scoredShare).
+// recall@10 and latency by the share of the segment a search scores (SEARCH_TUNING.visitedShare).
 //
 //   bun scripts/bench/vector-segment.ts
 //   BENCH_VECTORS=1000000 (default 100000)   BENCH_DATA=real|clustered|random (default clustered)
@@ -165,12 +165,12 @@ console.log(`open ${openMs} ms; latency (ms):`, latencies);
 
 const exact = exactTop10();
 const byShare = Object.fromEntries(
-  [0.005, 0.01, 0.02, 0.05, 0.1, 0.2].map((scoredShare) => {
-    const tuned = VectorSegment.open(fullDir, DIMENSION, { scoredShare, minScored: 0 });
-    return [scoredShare, { recall10: recall(tuned, exact), ...latency(tuned, 10, null) }];
+  [0.005, 0.01, 0.02, 0.05, 0.1, 0.2].map((visitedShare) => {
+    const tuned = VectorSegment.open(fullDir, DIMENSION, { visitedShare, minVisited: 0 });
+    return [visitedShare, { recall10: recall(tuned, exact), ...latency(tuned, 10, null) }];
   }),
 );
-console.log(`recall@10 and latency by share scored (default ${SEARCH_TUNING.scoredShare}):`, byShare);
+console.log(`recall@10 and latency by share scored (default ${SEARCH_TUNING.visitedShare}):`, byShare);
 
 // An update of 1 %: every 100th chunk removed, as many new ones added.
 const removed = Array.from({ length: COUNT / 100 }, (_, i) => 100 * i + 1);

@@ -29,10 +29,10 @@ const LISTS = 24;
 const fullDir = join(root, "full");
 const fullBuild = writeVectorSegment(fullDir, rows(rowids, vectors), DIMENSION, undefined, { lists: LISTS });
 /** Scores 10 % of the chunks, as a large segment scores its 2 %. */
-const TUNING = { scoredShare: 0.1, minScored: 0 };
+const TUNING = { visitedShare: 0.1, minVisited: 0 };
 const segment = VectorSegment.open(fullDir, DIMENSION, TUNING);
 /** The same segment scoring as few chunks as it may, so that filtered searches probe list after list. */
-const fewestScored = VectorSegment.open(fullDir, DIMENSION, { scoredShare: 0, minScored: 0 });
+const fewestVisited = VectorSegment.open(fullDir, DIMENSION, { visitedShare: 0, minVisited: 0 });
 /** Exact scores on the same 8-bit codes (it scores every candidate below 4,096), keyed by rowid. */
 const reference = new VectorIndex(DIMENSION);
 vectors.forEach((vector, i) => reference.set(rowids[i], vector));
@@ -63,21 +63,34 @@ test("a reopened segment finds the exact top 10 (recall >= 0.95) with cosine sco
   expect(found / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
 });
 
+/** The in-memory VectorIndex's score of one chunk. */
+function referenceScore(query: Float32Array, rowid: number): number {
+  const only = new Uint8Array(3 * COUNT + 2);
+  only[rowid] = 1;
+  return reference.search(query, only, 1)[0].score;
+}
+
 test("scores are those of the in-memory VectorIndex for the same chunks", () => {
-  const { eligible, count } = mask(0.05, 5);
+  // Few eligible chunks are all scored exactly: the very top k of the reference.
+  const { eligible, count } = mask(0.01, 5);
   for (const query of queries.slice(0, 5)) expect(segment.search(query, eligible, count, 20)).toEqual(referenceTop(query, eligible, 20));
+  // Through the lists, every hit keeps the reference's score of its chunk.
+  for (const query of queries.slice(0, 5)) {
+    for (const hit of segment.search(query, null, COUNT, 20)) expect(hit.score).toBe(referenceScore(query, hit.rowid));
+  }
 });
 
 for (const fraction of [0.001, 0.01, 0.1, 0.5]) {
   test(`filtered search with ${fraction * 100} % eligible returns min(limit, eligible) eligible hits, lists or scan`, () => {
     const { eligible, count } = mask(fraction, Math.round(fraction * 1000) + 17);
-    for (const source of [segment, fewestScored]) {
+    for (const source of [segment, fewestVisited]) {
       for (const [q, query] of queries.slice(0, 10).entries()) {
         const limit = q % 2 === 0 ? 10 : 100;
         const hits = source.search(query, eligible, count, limit);
         expect(hits).toHaveLength(Math.min(limit, count));
         for (const hit of hits) expect(eligible[hit.rowid]).toBe(1);
-        if (count <= 100) expect(hits).toEqual(referenceTop(query, eligible, limit));
+        // A filter leaving at most an eighth of the visit budget is scored exactly.
+        if (count <= Math.max(4 * limit, COUNT * TUNING.visitedShare) / 8 && source === segment) expect(hits).toEqual(referenceTop(query, eligible, limit));
       }
     }
   });
@@ -87,7 +100,7 @@ test("a filter whose count overstates the eligible chunks still gets every one o
   const eligible = new Uint8Array(3 * COUNT + 2);
   const few = [rowids[10], rowids[1500], rowids[2999]];
   for (const rowid of few) eligible[rowid] = 1;
-  const hits = fewestScored.search(queries[0], eligible, COUNT / 2, 10);
+  const hits = fewestVisited.search(queries[0], eligible, COUNT / 2, 10);
   expect(hits.map((hit) => hit.rowid).sort((a, b) => a - b)).toEqual(few);
 });
 

@@ -21,6 +21,8 @@ export const SEGMENT_FILES = {
   listStarts: "list-starts.i32",
   /** Int32 per slot: the slots grouped by list, ascending within a list. */
   listSlots: "list-slots.i32",
+  /** Int32 per entry of list-slots: its slot's rowid (filters check eligibility in list order). */
+  listRowids: "list-rowids.i32",
   /** Float32 × dimension × PQ_CENTROIDS: the product quantizer's codebooks (vector/pq.ts); absent for one list. */
   pqCodebooks: "pq-codebooks.f32",
   /** Uint8 × (dimension / sub-vector size) per entry of list-slots, in its order. */

@@ -5,7 +5,7 @@
 // segment cost seconds. The centroids and the quantizer are trained anew once the segment has doubled or
 // halved since they were. Runs off the HTTP thread (the
 // index worker): training, assigning and encoding a million vectors takes about a minute.
-import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { assignLists, listCount, trainCoarseQuantizer, trainingSize, type CoarseQuantizer } from "./ivf.ts";
 import { ProductQuantizer } from "./pq.ts";
@@ -120,32 +120,52 @@ class SlotWriter {
   }
 }
 
-/** The written slots' vectors (codes × scale) read back from the segment's files. */
+/**
+ * The written slots read back from the segment's files: vectors (codes × scale) and rowids. The codes are
+ * read with pread, not mapped: mapped pages count towards the server's RSS once touched, and assigning and
+ * encoding touch all of them (~0.5 GB at 1M chunks), while the page cache they go through can be dropped.
+ */
 class WrittenVectors {
-  private readonly codes: Int8Array;
+  private readonly codesFile: number;
   private readonly scales: Float32Array;
+  private readonly rowids: Int32Array;
 
   constructor(
     dir: string,
     private readonly dimension: number,
     count: number,
   ) {
-    const codes = Bun.mmap(join(dir, SEGMENT_FILES.codes), { shared: false });
-    this.codes = new Int8Array(codes.buffer, codes.byteOffset, count * dimension);
-    const scales = Bun.mmap(join(dir, SEGMENT_FILES.scales), { shared: false });
-    this.scales = new Float32Array(scales.buffer, scales.byteOffset, count);
+    this.codesFile = openSync(join(dir, SEGMENT_FILES.codes), "r");
+    this.scales = new Float32Array(count);
+    new Uint8Array(this.scales.buffer).set(readFileSync(join(dir, SEGMENT_FILES.scales)));
+    this.rowids = new Int32Array(count);
+    new Uint8Array(this.rowids.buffer).set(readFileSync(join(dir, SEGMENT_FILES.rowids)));
   }
 
-  /** The vectors of `slots`, row after row. */
+  rowid(slot: number): number {
+    return this.rowids[slot];
+  }
+
+  /** The vectors of `slots`, row after row; runs of consecutive slots are read at once. */
   read(slots: ArrayLike<number>): Float32Array {
     const d = this.dimension;
     const out = new Float32Array(slots.length * d);
+    const codes = new Int8Array(slots.length * d);
+    for (let i = 0; i < slots.length; ) {
+      let run = 1;
+      while (i + run < slots.length && slots[i + run] === slots[i] + run) run++;
+      readSync(this.codesFile, codes, i * d, run * d, slots[i] * d);
+      i += run;
+    }
     for (let i = 0; i < slots.length; i++) {
-      const from = slots[i] * d;
       const scale = this.scales[slots[i]];
-      for (let j = 0; j < d; j++) out[i * d + j] = this.codes[from + j] * scale;
+      for (let j = 0; j < d; j++) out[i * d + j] = codes[i * d + j] * scale;
     }
     return out;
+  }
+
+  close(): void {
+    closeSync(this.codesFile);
   }
 }
 
@@ -250,35 +270,40 @@ export function writeVectorSegment(dir: string, rows: Iterable<VectorRow>, dimen
   }
   const listOf = writer.listOf.view();
   const vectors = new WrittenVectors(dir, dimension, count);
-  const keep = old && old.lists > 0 && count <= old.trainedCount * RETRAIN_FACTOR && count * RETRAIN_FACTOR >= old.trainedCount;
-  let quantizer: CoarseQuantizer;
-  let lists: number;
-  let trainedCount: number;
-  let pq: ProductQuantizer | null;
-  if (keep) {
-    ({ quantizer, lists, trainedCount, pq } = old);
-  } else {
-    lists = Math.min(count, options.lists ?? listCount(count));
-    const size = trainingSize(lists, count);
-    const sample = vectors.read(Int32Array.from({ length: size }, (_, i) => Math.floor((i * count) / size)));
-    quantizer = trainCoarseQuantizer(sample, lists, dimension);
-    // One list is scored exactly: nothing to rank approximately.
-    pq = lists > 1 ? ProductQuantizer.train(sample, dimension) : null;
-    trainedCount = count;
-    listOf.fill(-1);
+  try {
+    const keep = old && old.lists > 0 && count <= old.trainedCount * RETRAIN_FACTOR && count * RETRAIN_FACTOR >= old.trainedCount;
+    let quantizer: CoarseQuantizer;
+    let lists: number;
+    let trainedCount: number;
+    let pq: ProductQuantizer | null;
+    if (keep) {
+      ({ quantizer, lists, trainedCount, pq } = old);
+    } else {
+      lists = Math.min(count, options.lists ?? listCount(count));
+      const size = trainingSize(lists, count);
+      const sample = vectors.read(Int32Array.from({ length: size }, (_, i) => Math.floor((i * count) / size)));
+      quantizer = trainCoarseQuantizer(sample, lists, dimension);
+      // One list is scored exactly: nothing to rank approximately.
+      pq = lists > 1 ? ProductQuantizer.train(sample, dimension) : null;
+      trainedCount = count;
+      listOf.fill(-1);
+    }
+    assignRemaining(listOf, quantizer, vectors, dimension);
+    const { listStarts, listSlots } = groupByList(listOf, lists);
+    writeArray(dir, SEGMENT_FILES.centroids, quantizer.centroids);
+    writeArray(dir, SEGMENT_FILES.groups, quantizer.groups);
+    writeArray(dir, SEGMENT_FILES.groupStarts, quantizer.groupStarts);
+    writeArray(dir, SEGMENT_FILES.listStarts, listStarts);
+    writeArray(dir, SEGMENT_FILES.listSlots, listSlots);
+    writeArray(dir, SEGMENT_FILES.listRowids, listSlots.map((slot) => vectors.rowid(slot)));
+    if (pq) {
+      writeArray(dir, SEGMENT_FILES.pqCodebooks, pq.codebooks);
+      const baseCodes = keep ? { codes: old.pqCodes!, positionOf: old.slotPositions() } : null;
+      writeFileSync(join(dir, SEGMENT_FILES.pqCodes), pqCodesByPosition(listSlots, writer.baseSlotOf.view(), pq, vectors, baseCodes));
+    }
+    writeMeta(dir, { dimension, count, lists, groups: quantizer.groupStarts.length - 1, trainedCount });
+    return { count, lists, trained: !keep };
+  } finally {
+    vectors.close();
   }
-  assignRemaining(listOf, quantizer, vectors, dimension);
-  const { listStarts, listSlots } = groupByList(listOf, lists);
-  writeArray(dir, SEGMENT_FILES.centroids, quantizer.centroids);
-  writeArray(dir, SEGMENT_FILES.groups, quantizer.groups);
-  writeArray(dir, SEGMENT_FILES.groupStarts, quantizer.groupStarts);
-  writeArray(dir, SEGMENT_FILES.listStarts, listStarts);
-  writeArray(dir, SEGMENT_FILES.listSlots, listSlots);
-  if (pq) {
-    writeArray(dir, SEGMENT_FILES.pqCodebooks, pq.codebooks);
-    const baseCodes = keep ? { codes: old.pqCodes!, positionOf: old.slotPositions() } : null;
-    writeFileSync(join(dir, SEGMENT_FILES.pqCodes), pqCodesByPosition(listSlots, writer.baseSlotOf.view(), pq, vectors, baseCodes));
-  }
-  writeMeta(dir, { dimension, count, lists, groups: quantizer.groupStarts.length - 1, trainedCount });
-  return { count, lists, trained: !keep };
 }
