@@ -67,6 +67,10 @@ export class Ingestion implements JobSource<PipelineReport> {
     return () => this.listeners.delete(listener);
   }
 
+  hasWork(): boolean {
+    return hasQueuedJob(this.options.db);
+  }
+
   claim(): { id: string; payload: JobPayload } | null {
     const { db, clock } = this.options;
     if (!hasQueuedJob(db)) return null;

@@ -20,6 +20,12 @@ export interface JobSource<Result> {
   abandoned(id: string): void;
   /** Of these running jobs, those no longer wanted (their document was deleted); checked at every dispatch. */
   withdrawn?(ids: string[]): string[];
+  /**
+   * Whether a job is waiting, without claiming it. A source that can tell gets its workers started only
+   * once there is work: loading a worker's models takes a core for ~0.5 s, which would otherwise compete
+   * with the first searches after a restart.
+   */
+  hasWork?(): boolean;
 }
 
 export interface PoolOptions<Result> {
@@ -58,6 +64,8 @@ export class WorkerPool<Result> {
   private poller?: Timer;
   /** Consecutive workers that died before becoming ready; drives the restart back-off. */
   private failedStarts = 0;
+  /** Whether the workers were started (at once, or when the first job was waiting: JobSource.hasWork). */
+  private spawned = false;
   private readonly log: (message: string) => void;
 
   constructor(private readonly options: PoolOptions<Result>) {
@@ -65,8 +73,9 @@ export class WorkerPool<Result> {
   }
 
   start(): void {
-    for (let i = 0; i < this.options.size; i++) this.spawn();
+    if (!this.options.source.hasWork) this.spawnAll();
     this.poller = setInterval(() => this.dispatch(), this.options.pollMs ?? 1000);
+    this.dispatch();
   }
 
   /** Hands queued jobs to idle workers now. */
@@ -97,6 +106,11 @@ export class WorkerPool<Result> {
       this.terminate(slot);
     }
     this.slots.clear();
+  }
+
+  private spawnAll(): void {
+    this.spawned = true;
+    for (let i = 0; i < this.options.size; i++) this.spawn();
   }
 
   private spawn(): void {
@@ -202,6 +216,11 @@ export class WorkerPool<Result> {
 
   private dispatch(): void {
     if (this.stopping) return;
+    if (!this.spawned) {
+      // The workers take the job once they report ready.
+      if (this.options.source.hasWork!()) this.spawnAll();
+      return;
+    }
     this.cancelWithdrawn();
     for (const slot of this.slots) {
       if (!this.isIdle(slot)) continue;

@@ -113,4 +113,19 @@ describe("worker pool", () => {
     expect(log.finished).toEqual([]);
     expect(log.crashed).toEqual([]);
   });
+
+  test("a source that says when work is waiting gets its workers only then", async () => {
+    const { jobs, log, add } = recorder();
+    let queued = 0;
+    let asked = 0;
+    const pool = startPool({ ...jobs, hasWork: () => (asked++, queued > 0) }, { size: 2 });
+    await Bun.sleep(200);
+    expect(asked).toBeGreaterThan(1);
+    expect(pool.readyWorkers).toBe(0);
+    add("late", "ok");
+    queued = 1;
+    await until(() => log.finished.length === 1, "the job queued after the start");
+    expect(log.finished).toEqual(["done:late"]);
+    expect(pool.readyWorkers).toBe(2);
+  });
 });
