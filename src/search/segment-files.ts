@@ -5,10 +5,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from "node:path";
 
 /** Bumped when a segment's files change shape; a segment of another format is rebuilt (index-recovery.ts). */
-export const SEGMENT_FORMAT = 2;
+export const SEGMENT_FORMAT = 3;
 
 export interface SegmentManifest {
-  /** SEGMENT_FORMAT when written (absent before format 2, when the vector side was an HNSW graph). */
+  /** SEGMENT_FORMAT when written (absent in format 1, whose vector side was an HNSW graph). */
   format?: number;
   /** The last search_log seq the segment contains. */
   watermark: number;

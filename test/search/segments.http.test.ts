@@ -137,7 +137,7 @@ test("a lost segment folder is rebuilt from the database: nothing goes missing",
   expect(await snapshot()).toEqual(before);
 });
 
-test("a segment of an older format (an HNSW graph before format 2) is rebuilt after an upgrade", async () => {
+test("a segment of an older format (format 1: an HNSW graph) is rebuilt after an upgrade", async () => {
   const before = await snapshot();
   await server.stop();
   const old = join(dataDir, "indexes", kb.kbId, segments(kb.kbId).at(-1)!);

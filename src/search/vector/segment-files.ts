@@ -29,8 +29,11 @@ export const SEGMENT_FILES = {
   pqCodes: "pq-codes.u8",
 } as const;
 
-/** Format 1 was an HNSW graph; a format-1 segment is rebuilt (index-recovery.ts). */
-const FORMAT = 2;
+/**
+ * Format 1 was an HNSW graph, format 2 an inverted file without list-rowids and groups; a segment of an
+ * older format is rebuilt (index-recovery.ts).
+ */
+const FORMAT = 3;
 
 export interface SegmentMeta {
   format: typeof FORMAT;
