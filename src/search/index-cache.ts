@@ -1,12 +1,12 @@
 // The search indexes of the knowledge bases in use, one KbIndex each, within a memory budget: when their
 // in-memory parts (documents, deltas) add up to more than the budget, the least recently used are let go
 // (their segments stay on disk and reopen quickly). It also runs the index worker, swapping each segment it
-// publishes into the knowledge base's index, and the vector search thread.
+// publishes into the knowledge base's index, and the search threads (segment-searcher.ts).
 import type { Db } from "../store/db.ts";
 import { KbIndex } from "./kb-index.ts";
 import { SegmentBuilds, type SegmentBuilt } from "./segment-builds.ts";
 import type { IndexWorkerSettings } from "./index-worker-protocol.ts";
-import { VectorSearcher } from "./vector-searcher.ts";
+import { SegmentSearcher } from "./segment-searcher.ts";
 
 export interface IndexCacheOptions {
   db: Db;
@@ -25,7 +25,7 @@ const WORKER_POLL_MS = 2_000;
 export class IndexCache {
   private readonly indexes = new Map<string, KbIndex>();
   private readonly builds: SegmentBuilds;
-  private readonly vectors: VectorSearcher;
+  private readonly searcher: SegmentSearcher;
 
   constructor(private readonly options: IndexCacheOptions) {
     const settings: IndexWorkerSettings = {
@@ -37,7 +37,7 @@ export class IndexCache {
       pollMs: WORKER_POLL_MS,
     };
     this.builds = new SegmentBuilds(settings, (built) => this.adopt(built));
-    this.vectors = new VectorSearcher(options.dataDir, options.dimension);
+    this.searcher = new SegmentSearcher(options.dataDir, options.dimension);
   }
 
   /** Starts the index worker (folds piled-up changes into segments in the background). */
@@ -49,7 +49,7 @@ export class IndexCache {
     await this.builds.stop();
     for (const index of this.indexes.values()) index.close();
     this.indexes.clear();
-    this.vectors.stop();
+    this.searcher.stop();
   }
 
   /** How many knowledge bases' indexes are in memory. */
@@ -65,7 +65,7 @@ export class IndexCache {
       this.indexes.delete(kbId);
       this.indexes.set(kbId, index);
     } else {
-      index = new KbIndex(this.options.db, this.options.dataDir, kbId, this.options.dimension, this.vectors);
+      index = new KbIndex(this.options.db, this.options.dataDir, kbId, this.options.dimension, this.searcher);
       this.indexes.set(kbId, index);
     }
     index.refresh();

@@ -15,7 +15,7 @@ import { DeltaVectors } from "./delta-vectors.ts";
 import { mergeHits, type RowidHit } from "./rowid-hit.ts";
 import type { DocumentPredicate } from "./filters.ts";
 import { KeywordIndex, KeywordSegment, queryTermWeights, type KeywordStats } from "./keyword/index.ts";
-import type { VectorSearcher } from "./vector-searcher.ts";
+import type { SegmentSearcher } from "./segment-searcher.ts";
 
 /** Where a published segment is and the last change it holds. */
 type SegmentPlace = Pick<PublishedSegment, "dir" | "watermark">;
@@ -28,8 +28,9 @@ const DELTA_CAP = 200_000;
 const KEYWORD_BYTES_PER_CHUNK = 1_000;
 
 interface OpenSegment {
+  /** Mapped here for its statistics; searched, like the vector side, on a search thread (segment-searcher.ts). */
   keyword: KeywordSegment;
-  /** Opened and searched on the vector search thread (vector-searcher.ts). */
+  keywordDir: string;
   vectorDir: string;
   watermark: number;
 }
@@ -52,7 +53,7 @@ export class KbIndex {
     private readonly dataDir: string,
     readonly kbId: string,
     private readonly dimension: number,
-    private readonly vectors: VectorSearcher,
+    private readonly searcher: SegmentSearcher,
   ) {
     this.documents = new KbDocuments(db, kbId);
     this.deltaVectors = new DeltaVectors(dimension);
@@ -81,27 +82,30 @@ export class KbIndex {
     return this.documents.eligibility(predicate);
   }
 
-  keywordSearch(query: string, eligible: Uint8Array | null, limit: number): RowidHit[] {
+  async keywordSearch(query: string, eligible: Uint8Array | null, limit: number): Promise<RowidHit[]> {
     const weights = queryTermWeights(query);
     if (weights.size === 0) return [];
-    const segment = this.segment?.keyword;
+    const segment = this.segment;
     const delta = this.deltaKeyword;
-    const chunkCount = Math.max(0, (segment?.chunkCount ?? 0) - this.tombstones.size) + delta.chunkCount;
+    const segmentChunks = segment?.keyword.chunkCount ?? 0;
+    const chunkCount = Math.max(0, segmentChunks - this.tombstones.size) + delta.chunkCount;
     if (chunkCount === 0) return [];
-    const stats: KeywordStats = {
-      chunkCount,
-      averageLength: ((segment?.totalLength ?? 0) + delta.totalLength) / ((segment?.chunkCount ?? 0) + delta.chunkCount) || 1,
-      documentFrequency: (term) => (segment?.documentFrequency(term) ?? 0) + delta.documentFrequency(term),
-    };
-    const fromSegment = segment ? segment.search(weights, stats, this.segmentMask(eligible), limit) : [];
-    return mergeHits([fromSegment, delta.search(weights, stats, eligible, limit)], limit);
+    const documentFrequencies = new Map<string, number>();
+    for (const term of weights.keys()) documentFrequencies.set(term, (segment?.keyword.documentFrequency(term) ?? 0) + delta.documentFrequency(term));
+    const averageLength = ((segment?.keyword.totalLength ?? 0) + delta.totalLength) / (segmentChunks + delta.chunkCount) || 1;
+    const stats: KeywordStats = { chunkCount, averageLength, documentFrequency: (term) => documentFrequencies.get(term) ?? 0 };
+    const fromDelta = delta.search(weights, stats, eligible, limit);
+    if (!segment) return fromDelta;
+    const keywordQuery = { terms: [...weights], chunkCount, averageLength, documentFrequencies: [...documentFrequencies] };
+    const fromSegment = await this.searcher.keyword(segment.keywordDir, keywordQuery, this.segmentMask(eligible), limit);
+    return mergeHits([fromSegment, fromDelta], limit);
   }
 
   async vectorSearch(query: Float32Array, scope: Eligibility, limit: number): Promise<RowidHit[]> {
     const fromDelta = this.deltaVectors.search(query, scope.mask, limit);
     const segment = this.segment;
     if (!segment) return fromDelta;
-    const fromSegment = await this.vectors.search(segment.vectorDir, query, this.segmentMask(scope.mask), scope.count, limit);
+    const fromSegment = await this.searcher.vector(segment.vectorDir, query, this.segmentMask(scope.mask), scope.count, limit);
     return mergeHits([fromSegment, fromDelta], limit);
   }
 
@@ -112,8 +116,13 @@ export class KbIndex {
 
   close(): void {
     clearTimeout(this.catchUp);
-    if (this.segment) this.vectors.close(this.segment.vectorDir);
+    if (this.segment) this.closeSegment(this.segment);
     this.segment = null;
+  }
+
+  private closeSegment(segment: OpenSegment): void {
+    this.searcher.close(segment.keywordDir);
+    this.searcher.close(segment.vectorDir);
   }
 
   /** The eligibility for the segment's chunks: `eligible` less the tombstones. */
@@ -132,11 +141,12 @@ export class KbIndex {
     const previous = this.segment;
     this.segment = {
       keyword: KeywordSegment.open(`${published.dir}/keyword`),
+      keywordDir: `${published.dir}/keyword`,
       vectorDir: `${published.dir}/vector`,
       watermark: published.watermark,
     };
-    this.vectors.open(this.segment.vectorDir);
-    if (previous) this.vectors.close(previous.vectorDir);
+    this.searcher.openVectors(this.segment.vectorDir);
+    if (previous) this.closeSegment(previous);
     this.deltaKeyword = new KeywordIndex();
     this.deltaVectors = new DeltaVectors(this.dimension);
     this.tombstones = new Set();

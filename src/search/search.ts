@@ -78,22 +78,27 @@ export class SearchService {
     const sideDepth = request.mode === "hybrid" ? Math.max(depth, HYBRID_SIDE_DEPTH) : depth;
     const usage: SearchUsage = { embedding_tokens: 0, rerank_applied: false, rerank_calls: 0, chunks_searched: 0, search_mode: request.mode };
 
-    // The query embedding runs on the model's threads while the keyword side runs here.
-    const embedding = request.mode === "keyword" ? null : this.embedQuery(request.query);
-    let keywordHits: RowidHit[] = [];
-    let vectorHits: RowidHit[] = [];
-    let index = this.deps.indexes.get(kbId);
-    // Eligibility is by chunk rowid, so it stays valid across the embedding await below: computed once.
+    // The keyword side runs on its search thread while the query is embedded on the model's threads
+    // and then searched on the vector search thread.
+    const index = this.deps.indexes.get(kbId);
+    // Eligibility is by chunk rowid, so it stays valid across the embedding await: computed once.
     const scope = index.eligibility(predicate);
     usage.chunks_searched = scope.count;
-    if (request.mode !== "vector") keywordHits = index.keywordSearch(request.keywordQuery ?? request.query, scope.mask, sideDepth);
-    if (embedding) {
-      const { vector, tokens } = await embedding;
-      usage.embedding_tokens = tokens;
-      // Meanwhile the index may have taken a new segment, or been let go under the memory budget.
-      index = this.deps.indexes.get(kbId);
-      vectorHits = await index.vectorSearch(vector, scope, sideDepth);
-    }
+    const keywordSide: Promise<RowidHit[]> =
+      request.mode === "vector" ? Promise.resolve([]) : index.keywordSearch(request.keywordQuery ?? request.query, scope.mask, sideDepth);
+    const vectorSide: Promise<RowidHit[]> =
+      request.mode === "keyword"
+        ? Promise.resolve([])
+        : this.embedQuery(request.query).then(({ vector, tokens }) => {
+            usage.embedding_tokens = tokens;
+            // Meanwhile the index may have taken a new segment, or been let go under the memory budget.
+            return this.deps.indexes.get(kbId).vectorSearch(vector, scope, sideDepth);
+          });
+    // Both settle before a failure is reported (the embedding's first), so that no rejection goes unhandled.
+    const [vectorResult, keywordResult] = await Promise.allSettled([vectorSide, keywordSide]);
+    if (vectorResult.status === "rejected") throw vectorResult.reason;
+    if (keywordResult.status === "rejected") throw keywordResult.reason;
+    const [vectorHits, keywordHits] = [vectorResult.value, keywordResult.value];
 
     const ranked =
       request.mode === "hybrid"

@@ -141,16 +141,18 @@ describe("the compiled binary, alone in an empty directory", () => {
       expect(search.body.data.usage.search_mode).toBe(mode);
     }
     // The index worker (a worker thread of the binary) folds the chunk into a segment, searched from the
-    // vector search thread.
+    // search threads (search-thread.ts).
     const segments = join(dataDir, "indexes", kb.body.data.id);
     const built = () => existsSync(segments) && readdirSync(segments).some((name) => existsSync(join(segments, name, "vector", "vectors.json")));
     for (let waited = 0; !built() && waited < 60_000; waited += 250) await Bun.sleep(250);
-    const vector = await api.request("POST", `/v1/knowledge-bases/${kb.body.data.id}/search`, {
-      token: account.apiKey,
-      body: { query: "who boards the freighters?", mode: "vector" },
-    });
     expect(built()).toBe(true);
-    expect(vector.body.data.results[0]).toMatchObject({ document_id: document.id, text });
+    for (const mode of ["keyword", "vector", "hybrid"]) {
+      const search = await api.request("POST", `/v1/knowledge-bases/${kb.body.data.id}/search`, {
+        token: account.apiKey,
+        body: { query: "who boards the freighters?", mode },
+      });
+      expect(search.body.data.results[0]).toMatchObject({ document_id: document.id, text });
+    }
   }, 120_000);
 
   test("a scanned PDF is rendered and read by OCR inside the binary", async () => {

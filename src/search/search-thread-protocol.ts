@@ -1,0 +1,22 @@
+// Messages between the HTTP thread (segment-searcher.ts) and a search thread (search-thread.ts).
+import type { RowidHit } from "./rowid-hit.ts";
+
+/** A keyword query with the knowledge base's combined statistics (segment and delta), resolved by the HTTP thread. */
+export interface KeywordQuery {
+  /** Query terms and their weights (keyword/bm25.ts queryTermWeights). */
+  terms: [string, number][];
+  chunkCount: number;
+  averageLength: number;
+  /** Each query term's document frequency across segment and delta. */
+  documentFrequencies: [string, number][];
+}
+
+export type ToSearchThread =
+  | { type: "init"; dataDir: string; dimension: number }
+  /** Opens a vector segment ahead of its first search. */
+  | { type: "open"; dir: string }
+  | { type: "close"; dir: string }
+  | { type: "vector"; id: number; dir: string; query: Float32Array; eligible: Uint8Array | null; eligibleCount: number; limit: number }
+  | { type: "keyword"; id: number; dir: string; query: KeywordQuery; eligible: Uint8Array | null; limit: number };
+
+export type FromSearchThread = { type: "result"; id: number; hits: RowidHit[] } | { type: "failed"; id: number; message: string };

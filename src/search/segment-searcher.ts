@@ -1,0 +1,105 @@
+// The HTTP thread's handle on the search threads (search-thread.ts): one for keyword searches, one for
+// vector searches. Each search is a message answered by a promise; a thread that died is started again
+// on the next search (it reopens segments on demand).
+import { availableParallelism } from "node:os";
+import type { RowidHit } from "./rowid-hit.ts";
+import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-thread-protocol.ts";
+
+type Search = Extract<ToSearchThread, { id: number }>;
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+
+class SearchThread {
+  private worker: Worker | null = null;
+  private stopped = false;
+  private readonly pending = new Map<number, { resolve(hits: RowidHit[]): void; reject(error: Error): void }>();
+  private nextId = 1;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly dimension: number,
+  ) {}
+
+  search(message: DistributiveOmit<Search, "id">): Promise<RowidHit[]> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.send({ ...message, id } as Search);
+    });
+  }
+
+  send(message: ToSearchThread): void {
+    if (this.stopped) throw new Error("Search is shutting down");
+    this.thread().postMessage(message);
+  }
+
+  /** Sends `message` only to a running thread (a thread started later has nothing open). */
+  sendIfRunning(message: ToSearchThread): void {
+    if (this.worker && !this.stopped) this.worker.postMessage(message);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.worker?.terminate();
+    this.worker = null;
+    this.failAll("Search is shutting down");
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL("./search-thread.ts", import.meta.url).href);
+    worker.onmessage = (event: MessageEvent<FromSearchThread>) => this.receive(event.data);
+    worker.addEventListener("close", () => {
+      if (this.worker === worker) this.worker = null;
+      this.failAll("A search thread stopped");
+    });
+    (worker as Worker & { unref(): void }).unref();
+    worker.postMessage({ type: "init", dataDir: this.dataDir, dimension: this.dimension } satisfies ToSearchThread);
+    return (this.worker = worker);
+  }
+
+  private receive(message: FromSearchThread): void {
+    const waiting = this.pending.get(message.id);
+    if (!waiting) return;
+    this.pending.delete(message.id);
+    if (message.type === "result") waiting.resolve(message.hits);
+    else waiting.reject(new Error(message.message));
+  }
+
+  private failAll(reason: string): void {
+    for (const waiting of this.pending.values()) waiting.reject(new Error(reason));
+    this.pending.clear();
+  }
+}
+
+export class SegmentSearcher {
+  private readonly keywordThread: SearchThread;
+  private readonly vectorThread: SearchThread;
+
+  constructor(dataDir: string, dimension: number) {
+    this.keywordThread = new SearchThread(dataDir, dimension);
+    // On a single core a second thread would only add a queue: both kinds then share one.
+    this.vectorThread = availableParallelism() > 1 ? new SearchThread(dataDir, dimension) : this.keywordThread;
+  }
+
+  /** Starts opening a vector segment so that its first search need not wait for it. */
+  openVectors(dir: string): void {
+    this.vectorThread.send({ type: "open", dir });
+  }
+
+  close(dir: string): void {
+    for (const thread of new Set([this.keywordThread, this.vectorThread])) thread.sendIfRunning({ type: "close", dir });
+  }
+
+  vector(dir: string, query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number): Promise<RowidHit[]> {
+    return this.vectorThread.search({ type: "vector", dir, query, eligible, eligibleCount, limit });
+  }
+
+  keyword(dir: string, query: KeywordQuery, eligible: Uint8Array | null, limit: number): Promise<RowidHit[]> {
+    return this.keywordThread.search({ type: "keyword", dir, query, eligible, limit });
+  }
+
+  stop(): void {
+    this.keywordThread.stop();
+    this.vectorThread.stop();
+  }
+}
