@@ -78,8 +78,8 @@ export class KbIndex {
     this.applyLog();
   }
 
-  eligibility(predicate: DocumentPredicate | null): Eligibility {
-    return this.documents.eligibility(predicate);
+  eligibility(predicate: DocumentPredicate | null, filterKey?: string): Eligibility {
+    return this.documents.eligibility(predicate, filterKey);
   }
 
   async keywordSearch(query: string, eligible: Uint8Array | null, limit: number): Promise<RowidHit[]> {

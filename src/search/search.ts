@@ -82,7 +82,7 @@ export class SearchService {
     // and then searched on the vector search thread.
     const index = this.deps.indexes.get(kbId);
     // Eligibility is by chunk rowid, so it stays valid across the embedding await: computed once.
-    const scope = index.eligibility(predicate);
+    const scope = index.eligibility(predicate, request.filter ? JSON.stringify(request.filter) : undefined);
     usage.chunks_searched = scope.count;
     const keywordSide: Promise<RowidHit[]> =
       request.mode === "vector" ? Promise.resolve([]) : index.keywordSearch(request.keywordQuery ?? request.query, scope.mask, sideDepth);

@@ -139,7 +139,8 @@ test("a filter matching 1 % of the chunks still returns top_k, in every mode", a
   expect(docNames(big, keyword.results).sort()).toEqual(["rare-garden", "rare-kitchen"]);
 });
 
-test("metadata changes (PATCH) apply to the next search", async () => {
+test("metadata changes (PATCH) apply to the next search, even with a filter just used (its mask is not reused)", async () => {
+  expect(await matching({ topic: { $eq: "money" } })).toEqual([]);
   const res = await server.request("PATCH", `/v1/knowledge-bases/${kb.kbId}/documents/${kb.docs.tax}`, {
     token: kb.account.apiKey,
     body: { metadata: { ...TOPICS[4].metadata, topic: "money" } },
