@@ -40,9 +40,10 @@ export class IndexCache {
     this.searcher = new SegmentSearcher(options.dataDir, options.dimension);
   }
 
-  /** Starts the index worker (folds piled-up changes into segments in the background). */
+  /** Starts the index worker (folds piled-up changes into segments in the background) and the search threads. */
   start(): void {
     this.builds.start();
+    this.searcher.start();
   }
 
   async stop(): Promise<void> {

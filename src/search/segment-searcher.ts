@@ -32,6 +32,11 @@ class SearchThread {
     this.thread().postMessage(message);
   }
 
+  /** Starts the thread now rather than at the first search (loading its modules takes ~0.2 s). */
+  start(): void {
+    if (!this.stopped) this.thread();
+  }
+
   /** Sends `message` only to a running thread (a thread started later has nothing open). */
   sendIfRunning(message: ToSearchThread): void {
     if (this.worker && !this.stopped) this.worker.postMessage(message);
@@ -79,6 +84,12 @@ export class SegmentSearcher {
     this.keywordThread = new SearchThread(dataDir, dimension);
     // On a single core a second thread would only add a queue: both kinds then share one.
     this.vectorThread = availableParallelism() > 1 ? new SearchThread(dataDir, dimension) : this.keywordThread;
+  }
+
+  /** Starts the threads, so that the first searches after a restart do not wait for them. */
+  start(): void {
+    this.keywordThread.start();
+    this.vectorThread.start();
   }
 
   /** Starts opening a vector segment so that its first search need not wait for it. */
