@@ -93,7 +93,10 @@ not searchable until it is ready again). Each call counts as one search query ag
 USAGE_LIMIT_EXCEEDED with details {limit, current_usage, plan, requested} when it is used up), also when the embedding
 model then fails (503 EXTERNAL_SERVICE_ERROR).
 
-**Modes.** \`vector\` (default): the query is embedded and compared with every chunk by cosine similarity.
+**Modes.** \`vector\` (default): the query is embedded and compared with the chunks by cosine similarity: with
+every chunk while a knowledge base's indexed part holds fewer than 8,192, else through an approximate index (lists
+around centroids) that scores the nearest 10 % of them and at least 20,000 (recall@10 ≈ 0.97 against exact search on
+real embeddings at 1M chunks); a filter never makes it return fewer than min(top_k, matching chunks).
 \`keyword\`: BM25 (k1 = ${BM25_K1}, b = ${BM25_B}) over stemmed English terms with stopwords removed; any text is accepted, query
 syntax characters are ignored, terms are ORed; no embedding call (embedding_tokens 0). A query with no searchable
 terms returns no results. \`keyword_query\` replaces the text of the keyword side. \`hybrid\`: both, fused by Reciprocal
