@@ -8,6 +8,8 @@
 // in proportion to its size. Training and assigning a vector then compare it with ~3 × sqrt(lists)
 // centroids instead of all of them, which keeps a million-vector build in JavaScript to tens of seconds.
 
+import { dot, kMeans, lloyd, nearest } from "./k-means.ts";
+
 /** Segments smaller than this are one list: scoring every vector costs a few milliseconds. */
 export const FLAT_BELOW = 8192;
 /** Vectors sampled per list to train the centroids. */
@@ -28,78 +30,6 @@ export function trainingSize(lists: number, count: number): number {
   return Math.min(count, lists * TRAIN_PER_LIST);
 }
 
-function dot(a: Float32Array, aOffset: number, b: Float32Array, bOffset: number, dimension: number): number {
-  let x = 0;
-  let y = 0;
-  let z = 0;
-  let w = 0;
-  let i = 0;
-  for (; i + 3 < dimension; i += 4) {
-    x += a[aOffset + i] * b[bOffset + i];
-    y += a[aOffset + i + 1] * b[bOffset + i + 1];
-    z += a[aOffset + i + 2] * b[bOffset + i + 2];
-    w += a[aOffset + i + 3] * b[bOffset + i + 3];
-  }
-  for (; i < dimension; i++) x += a[aOffset + i] * b[bOffset + i];
-  return x + y + z + w;
-}
-
-/** The index in [from, to) of the centroid with the largest dot product with vectors[offset...]. */
-function nearest(centroids: Float32Array, from: number, to: number, vectors: Float32Array, offset: number, dimension: number): number {
-  let best = from;
-  let bestScore = -Infinity;
-  for (let c = from; c < to; c++) {
-    const score = dot(centroids, c * dimension, vectors, offset, dimension);
-    if (score > bestScore) (bestScore = score), (best = c);
-  }
-  return best;
-}
-
-function normalizeRows(matrix: Float32Array, dimension: number): void {
-  for (let offset = 0; offset < matrix.length; offset += dimension) {
-    const norm = Math.sqrt(dot(matrix, offset, matrix, offset, dimension));
-    if (norm > 0) for (let i = offset; i < offset + dimension; i++) matrix[i] /= norm;
-  }
-}
-
-/**
- * `k` unit centroids for the unit vectors of `points` (n × dimension, n >= k) by spherical k-means,
- * seeded with evenly spaced points; a centroid left without points takes another point.
- */
-function kMeans(points: Float32Array, k: number, dimension: number): Float32Array {
-  const n = points.length / dimension;
-  const centroids = new Float32Array(k * dimension);
-  for (let c = 0; c < k; c++) {
-    const from = Math.floor((c * n) / k) * dimension;
-    centroids.set(points.subarray(from, from + dimension), c * dimension);
-  }
-  if (k > 1) lloyd(points, centroids, dimension, TRAIN_ROUNDS);
-  return centroids;
-}
-
-/** Rounds of spherical k-means from the given centroids; a centroid left without points takes another point. */
-function lloyd(points: Float32Array, centroids: Float32Array, dimension: number, rounds: number): void {
-  const n = points.length / dimension;
-  const k = centroids.length / dimension;
-  const sizes = new Int32Array(k);
-  for (let round = 0; round < rounds; round++) {
-    const sums = new Float32Array(k * dimension);
-    sizes.fill(0);
-    for (let p = 0; p < n; p++) {
-      const c = nearest(centroids, 0, k, points, p * dimension, dimension);
-      sizes[c]++;
-      for (let i = 0; i < dimension; i++) sums[c * dimension + i] += points[p * dimension + i];
-    }
-    for (let c = 0; c < k; c++) {
-      if (sizes[c] > 0) continue;
-      const from = ((c * 7919 + round * 104729) % n) * dimension;
-      sums.set(points.subarray(from, from + dimension), c * dimension);
-    }
-    centroids.set(sums);
-    normalizeRows(centroids, dimension);
-  }
-}
-
 /** The two-level quantizer: lists (leaf centroids) grouped under group centroids. */
 export interface CoarseQuantizer {
   /** lists × dimension unit centroids. */
@@ -110,14 +40,18 @@ export interface CoarseQuantizer {
   groupStarts: Int32Array;
 }
 
+function sphericalKMeans(points: Float32Array, k: number, dimension: number): Float32Array {
+  return kMeans(points, k, dimension, TRAIN_ROUNDS, true);
+}
+
 /** Trains `lists` centroids on `sample` (unit vectors, n × dimension, n >= lists). */
 export function trainCoarseQuantizer(sample: Float32Array, lists: number, dimension: number): CoarseQuantizer {
   const n = sample.length / dimension;
   if (n < lists) throw new Error(`Training ${lists} lists needs at least ${lists} vectors (got ${n})`);
   const groupCount = Math.ceil(Math.sqrt(lists));
-  const groups = kMeans(sample, groupCount, dimension);
+  const groups = sphericalKMeans(sample, groupCount, dimension);
   const members: number[][] = Array.from({ length: groupCount }, () => []);
-  for (let p = 0; p < n; p++) members[nearest(groups, 0, groupCount, sample, p * dimension, dimension)].push(p);
+  for (let p = 0; p < n; p++) members[nearest(groups, null, 0, groupCount, sample, p * dimension, dimension)].push(p);
   // Lists per group in proportion to its sample (largest remainders), at most one per sample vector.
   const shares = members.map((m) => (lists * m.length) / n);
   const perGroup = shares.map(Math.floor);
@@ -132,9 +66,9 @@ export function trainCoarseQuantizer(sample: Float32Array, lists: number, dimens
     if (perGroup[g] === 0) continue;
     const points = new Float32Array(members[g].length * dimension);
     members[g].forEach((p, i) => points.set(sample.subarray(p * dimension, (p + 1) * dimension), i * dimension));
-    centroids.set(kMeans(points, perGroup[g], dimension), groupStarts[g] * dimension);
+    centroids.set(sphericalKMeans(points, perGroup[g], dimension), groupStarts[g] * dimension);
   }
-  lloyd(sample, centroids, dimension, REFINE_ROUNDS);
+  lloyd(sample, centroids, dimension, REFINE_ROUNDS, true);
   return { centroids, groups, groupStarts };
 }
 
@@ -155,7 +89,7 @@ export function assignLists(quantizer: CoarseQuantizer, vectors: Float32Array, d
       for (let h = 1; h < groupCount; h++) if (groupScores[h] > groupScores[g]) g = h;
       if (groupScores[g] === -Infinity) break;
       groupScores[g] = -Infinity;
-      const list = nearest(centroids, groupStarts[g], groupStarts[g + 1], vectors, offset, dimension);
+      const list = nearest(centroids, null, groupStarts[g], groupStarts[g + 1], vectors, offset, dimension);
       const score = dot(centroids, list * dimension, vectors, offset, dimension);
       if (score > bestScore) (bestScore = score), (best = list);
     }

@@ -4,6 +4,7 @@
 // every centroid is tabled once; a vector's approximate score is then one table lookup per sub-vector,
 // ~4× cheaper in JavaScript than scoring its 8-bit codes (~85 ns against ~300 ns at 512-d). Searches rank
 // by this and re-score the best few hundred on the 8-bit codes.
+import { dot, halfSquaredNorms, kMeans, nearest } from "./k-means.ts";
 
 /** Values per sub-vector, when the dimension allows (else the largest of 4, 2, 1 that divides it). */
 const SUB_DIMENSION = 8;
@@ -40,25 +41,7 @@ export class ProductQuantizer {
     if (n < CENTROIDS) throw new Error(`Training a product quantizer needs at least ${CENTROIDS} vectors (got ${n})`);
     const { subDimension: d } = pq;
     for (let part = 0; part < pq.parts; part++) {
-      const points = pq.subVectors(sample, part);
-      const centroids = new Float32Array(CENTROIDS * d);
-      for (let c = 0; c < CENTROIDS; c++) centroids.set(points.subarray(Math.floor((c * n) / CENTROIDS) * d, Math.floor((c * n) / CENTROIDS) * d + d), c * d);
-      const sizes = new Int32Array(CENTROIDS);
-      for (let round = 0; round < TRAIN_ROUNDS; round++) {
-        const nearest = nearestCentroids(centroids, points, d);
-        const sums = new Float64Array(CENTROIDS * d);
-        sizes.fill(0);
-        for (let v = 0; v < n; v++) {
-          sizes[nearest[v]]++;
-          for (let i = 0; i < d; i++) sums[nearest[v] * d + i] += points[v * d + i];
-        }
-        for (let c = 0; c < CENTROIDS; c++) {
-          // An empty centroid takes another point, so that every code is used.
-          if (sizes[c] === 0) centroids.set(points.subarray(((c * 7919 + round * 104729) % n) * d, ((c * 7919 + round * 104729) % n) * d + d), c * d);
-          else for (let i = 0; i < d; i++) centroids[c * d + i] = sums[c * d + i] / sizes[c];
-        }
-      }
-      pq.codebooks.set(centroids, part * CENTROIDS * d);
+      pq.codebooks.set(kMeans(pq.subVectors(sample, part), CENTROIDS, d, TRAIN_ROUNDS, false), part * CENTROIDS * d);
     }
     return pq;
   }
@@ -71,9 +54,10 @@ export class ProductQuantizer {
     for (let start = 0; start < n; start += ENCODE_BATCH) {
       const batch = vectors.subarray(start * this.dimension, Math.min(n, start + ENCODE_BATCH) * this.dimension);
       for (let part = 0; part < this.parts; part++) {
-        const centroids = this.codebooks.slice(part * CENTROIDS * d, (part + 1) * CENTROIDS * d);
-        const nearest = nearestCentroids(centroids, this.subVectors(batch, part), d);
-        for (let v = 0; v < nearest.length; v++) codes[(start + v) * this.parts + part] = nearest[v];
+        const centroids = this.codebooks.subarray(part * CENTROIDS * d, (part + 1) * CENTROIDS * d);
+        const halfNorms = halfSquaredNorms(centroids, d);
+        const points = this.subVectors(batch, part);
+        for (let v = 0; v < points.length / d; v++) codes[(start + v) * this.parts + part] = nearest(centroids, halfNorms, 0, CENTROIDS, points, v * d, d);
       }
     }
     return codes;
@@ -85,10 +69,7 @@ export class ProductQuantizer {
     const table = new Float32Array(this.parts * CENTROIDS);
     for (let part = 0; part < this.parts; part++) {
       for (let c = 0; c < CENTROIDS; c++) {
-        const at = (part * CENTROIDS + c) * d;
-        let dot = 0;
-        for (let i = 0; i < d; i++) dot += query[part * d + i] * this.codebooks[at + i];
-        table[part * CENTROIDS + c] = dot;
+        table[part * CENTROIDS + c] = dot(query, part * d, this.codebooks, (part * CENTROIDS + c) * d, d);
       }
     }
     return table;
@@ -115,26 +96,4 @@ export function tableScore(table: Float32Array, codes: Uint8Array, offset: numbe
   }
   if (part < parts) a += table[part * PQ_CENTROIDS + codes[offset + part]];
   return a + b;
-}
-
-/** The nearest (Euclidean) of `centroids` to each of `points`, both d-dimensional. */
-function nearestCentroids(centroids: Float32Array, points: Float32Array, d: number): Uint8Array {
-  const k = centroids.length / d;
-  const n = points.length / d;
-  const out = new Uint8Array(n);
-  // ||p - c||² = ||p||² - 2 p·c + ||c||²; ||p||² is the same for every c.
-  const norms = new Float32Array(k);
-  for (let c = 0; c < k; c++) for (let i = 0; i < d; i++) norms[c] += centroids[c * d + i] * centroids[c * d + i];
-  for (let p = 0; p < n; p++) {
-    let best = 0;
-    let bestDistance = Infinity;
-    for (let c = 0; c < k; c++) {
-      let dot = 0;
-      for (let i = 0; i < d; i++) dot += points[p * d + i] * centroids[c * d + i];
-      const distance = norms[c] - 2 * dot;
-      if (distance < bestDistance) (bestDistance = distance), (best = c);
-    }
-    out[p] = best;
-  }
-  return out;
 }
