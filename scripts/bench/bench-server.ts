@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
 import { COLLECTIONS, loadCollection } from "./eval-collections.ts";
+import { uniform } from "../seeded-random.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 
@@ -141,8 +142,7 @@ export function fillKnowledgeBase(dataDir: string, kb: SyntheticKb, words: strin
   const addVector = db.query("INSERT INTO vec_chunks (rowid, kb_id, embedding) VALUES (?, ?, ?)");
   const documents = Math.ceil(kb.chunks / kb.chunksPerDocument);
   let written = 0;
-  let seed = 1;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = uniform(1);
   for (let first = 0; first < documents; first += 100) {
     db.transaction(() => {
       for (let d = first; d < Math.min(documents, first + 100); d++) {

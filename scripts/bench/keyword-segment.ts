@@ -16,23 +16,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { COLLECTIONS, loadCollection } from "./eval-collections.ts";
+import { uniform } from "../seeded-random.ts";
 import { KeywordIndex, KeywordSegment, queryTermWeights, writeKeywordSegment, type KeywordHit, type KeywordStats } from "../../src/search/keyword/index.ts";
 
 const CHUNK_WORDS = 90;
 const SIZES = (process.env.BENCH_SIZES ?? "100000,1000000").split(",").map(Number);
 const IN_MEMORY_UP_TO = 200_000;
 
-function seededRandom(seed: number) {
-  return () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed / 2 ** 31;
-  };
-}
-
 function* syntheticChunks(count: number): Generator<{ rowid: number; text: string }> {
   const words: string[] = [];
   for (const name of COLLECTIONS) for (const doc of loadCollection(name).corpus) for (const w of doc.text.split(/\s+/)) if (w) words.push(w);
-  const random = seededRandom(count);
+  const random = uniform(count);
   for (let i = 0; i < count; i++) {
     const start = Math.floor(random() * (words.length - CHUNK_WORDS));
     yield { rowid: i + 1, text: words.slice(start, start + CHUNK_WORDS).join(" ") };

@@ -1,18 +1,12 @@
 // A small seeded random source (mulberry32), so a seed reproduces exactly the same cases.
+import { uniform } from "../seeded-random.ts";
+
 export class Rng {
-  private state: number;
+  /** Uniform in [0, 1). */
+  readonly next: () => number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** Uniform in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = uniform(seed);
   }
 
   /** Integer in [min, max]. */

@@ -2,12 +2,11 @@
 // exact scoring finds, and dropping chunks (compaction) leaves exactly the index a fresh build would give.
 import { expect, test } from "bun:test";
 import { VectorIndex } from "../../src/search/vector-index.ts";
+import { uniform } from "../../scripts/seeded-random.ts";
 
 function seededRandom(seed: number) {
-  return () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed / 2 ** 31 - 0.5;
-  };
+  const random = uniform(seed);
+  return () => random() - 0.5;
 }
 
 /** Unit vectors around a few hundred cluster centres, as sentence embeddings of a corpus are. */

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KeywordIndex, KeywordSegment, queryTermWeights, writeKeywordSegment, type KeywordHit, type KeywordStats } from "../../src/search/keyword/index.ts";
 import { loadCollection } from "../../scripts/bench/eval-collections.ts";
+import { uniform } from "../../scripts/seeded-random.ts";
 
 const root = mkdtempSync(join(tmpdir(), "quarry-keyword-segment-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -27,15 +28,8 @@ function chunks(): { rowid: number; text: string }[] {
 const all = chunks();
 const queries = loadCollection("cran").queries.map((q) => q.text).concat(["flow flow flow", "空気", "resume", "zzzunknown"]);
 
-function seededRandom(seed: number) {
-  return () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed / 2 ** 31;
-  };
-}
-
 function mask(fraction: number, seed: number): Uint8Array {
-  const random = seededRandom(seed);
+  const random = uniform(seed);
   const eligible = new Uint8Array(all.at(-1)!.rowid + 1);
   for (const { rowid } of all) eligible[rowid] = random() < fraction ? 1 : 0;
   return eligible;

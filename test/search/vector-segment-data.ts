@@ -1,17 +1,6 @@
 // Synthetic unit vectors for the vector segment's tests and benchmark: uniformly random ones (the worst
 // case for a graph index) or clustered ones (as sentence embeddings of a corpus are), from a seed.
-
-/** A deterministic uniform generator in [0, 1) (mulberry32). */
-export function uniform(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+import { uniform } from "../../scripts/seeded-random.ts";
 
 function normalize(vector: Float32Array): Float32Array {
   let norm = 0;

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { VectorIndex } from "../../src/search/vector-index.ts";
 import { VectorSegment } from "../../src/search/vector/segment.ts";
 import { writeVectorSegment, type VectorRow } from "../../src/search/vector/segment-writer.ts";
-import { exactTop, uniform, unitVectors } from "./vector-segment-data.ts";
+import { exactTop, unitVectors } from "./vector-segment-data.ts";
+import { uniform } from "../../scripts/seeded-random.ts";
 
 const DIMENSION = 512;
 const COUNT = 3000;
