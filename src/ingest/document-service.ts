@@ -10,7 +10,7 @@ import type { AccountRow } from "../store/accounts.ts";
 import type { FileStore } from "../store/files.ts";
 import { newId } from "../store/ids.ts";
 import type { Page } from "../store/pagination.ts";
-import { getKnowledgeBase } from "../store/knowledge-bases.ts";
+import { assertKnowledgeBaseOwned } from "../store/knowledge-bases.ts";
 import {
   deleteDocumentRow,
   getDocument,
@@ -59,12 +59,12 @@ export class DocumentService {
   constructor(private readonly deps: DocumentServiceDeps) {}
 
   list(account: AccountRow, kbId: string, options: DocumentListOptions): Page<Document> {
-    getKnowledgeBase(this.deps.db, account.id, kbId);
+    assertKnowledgeBaseOwned(this.deps.db, account.id, kbId);
     return listDocuments(this.deps.db, kbId, options);
   }
 
   get(account: AccountRow, kbId: string, id: string): Document {
-    getKnowledgeBase(this.deps.db, account.id, kbId);
+    assertKnowledgeBaseOwned(this.deps.db, account.id, kbId);
     return getDocument(this.deps.db, kbId, id);
   }
 
@@ -135,13 +135,13 @@ export class DocumentService {
   /** `now` is the document's created_at (and the time in its id). */
   private async add(account: AccountRow, kbId: string, file: NewFile, metadata: Record<string, unknown>, now = this.deps.clock.now()): Promise<Document> {
     const { db } = this.deps;
-    getKnowledgeBase(db, account.id, kbId);
+    assertKnowledgeBaseOwned(db, account.id, kbId);
     this.assertCanStore(account, file.size, 1);
     const id = newId("doc", now.getTime());
     const storagePath = await this.store(kbId, id, file);
     try {
       writeTx(db, () => {
-        getKnowledgeBase(db, account.id, kbId);
+        assertKnowledgeBaseOwned(db, account.id, kbId);
         this.assertCanStore(account, file.size, 1);
         insertDocument(db, { id, kbId, accountId: account.id, name: file.name, fileType: file.fileType, fileSizeBytes: file.size, metadata, storagePath, now });
         enqueue(db, id, now);

@@ -68,6 +68,15 @@ export function createKnowledgeBase(db: Db, input: NewKnowledgeBase): KnowledgeB
   });
 }
 
+/**
+ * NOT_FOUND unless the account owns the knowledge base, without counting its documents as
+ * getKnowledgeBase does (~3 ms at 50,000 documents, on every search and document call).
+ */
+export function assertKnowledgeBaseOwned(db: Db, accountId: string, id: string): void {
+  const row = db.query<{ found: number }, [string, string]>("SELECT 1 AS found FROM knowledge_bases WHERE id = ? AND account_id = ?").get(id, accountId);
+  if (!row) throw notFound("Knowledge base", id);
+}
+
 /** The knowledge base, if the account owns it; otherwise NOT_FOUND (never revealing that it exists). */
 export function getKnowledgeBase(db: Db, accountId: string, id: string): KnowledgeBase {
   const row = db.query<KnowledgeBaseRow, [string, string]>(`${SELECT} WHERE k.id = ? AND k.account_id = ?`).get(id, accountId);

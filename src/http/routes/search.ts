@@ -5,7 +5,7 @@ import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
 import { requestState } from "../request-state.ts";
 import { Metadata, dataOf, errorResponses, prefixedId, V1_ERRORS } from "../schemas.ts";
-import { getKnowledgeBase } from "../../store/knowledge-bases.ts";
+import { assertKnowledgeBaseOwned } from "../../store/knowledge-bases.ts";
 import { chargeSearchQuery } from "../../billing/usage.ts";
 import { SearchService, SEARCH_MODES, HYBRID_SIDE_DEPTH } from "../../search/search.ts";
 import { FILTER_LIMITS, filterIssues, OPERATORS, type MetadataFilter } from "../../search/filters.ts";
@@ -138,7 +138,7 @@ export function searchRoutes(ctx: AppContext) {
           rerank: body.rerank,
           filter_keys: Object.keys(body.filter ?? {}),
         };
-        getKnowledgeBase(ctx.db, principal.account.id, params.kb_id);
+        assertKnowledgeBaseOwned(ctx.db, principal.account.id, params.kb_id);
         chargeSearchQuery(ctx.db, principal.account, ctx.clock.now(), ctx.config.limitsEnabled);
         const data = await service.search(params.kb_id, {
           query: body.query,
