@@ -7,6 +7,11 @@ import type { TokenSequence } from "./tokenize.ts";
 export interface SessionOptions {
   /** Intra-op threads; ONNX Runtime's default (one per physical core) when omitted. */
   threads?: number;
+  /**
+   * Whether idle intra-op threads busy-wait for the next operator (ONNX Runtime's default). Off in the
+   * server, whose search threads need the cores between two query embeddings.
+   */
+  spinning?: boolean;
 }
 
 const SUPPORTED_INPUTS = new Set(["input_ids", "attention_mask", "token_type_ids"]);
@@ -34,6 +39,7 @@ export class EncoderSession {
         executionMode: "sequential",
         interOpNumThreads: 1,
         ...(options.threads ? { intraOpNumThreads: options.threads } : {}),
+        ...(options.spinning === false ? { extra: { session: { intra_op: { allow_spinning: "0" } } } } : {}),
       });
     } catch (error) {
       throw new Error(`Cannot load ONNX model ${onnxPath}: ${(error as Error).message}`);

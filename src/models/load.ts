@@ -15,6 +15,8 @@ export interface LoadModelsOptions {
   rerankModel?: string | null;
   /** Intra-op threads per model session; ONNX Runtime's default when omitted. */
   threads?: number;
+  /** See SessionOptions.spinning. */
+  spinning?: boolean;
 }
 
 
@@ -53,7 +55,7 @@ async function loadFrom<T>(modelsDir: string, name: string, role: "Embedding" | 
 }
 
 export async function loadModels(opts: LoadModelsOptions): Promise<LoadedModels> {
-  const sessionOptions = { threads: opts.threads };
+  const sessionOptions = { threads: opts.threads, spinning: opts.spinning };
   // Loaded first so that a runtime problem is not reported as a model folder problem.
   await loadOrt();
   const embedder = await loadFrom(opts.modelsDir, opts.embedModel, "Embedding", (dir) => OnnxEmbedder.load(dir, sessionOptions));
