@@ -1,5 +1,6 @@
 // Messages between the HTTP thread (segment-searcher.ts) and a search thread (search-thread.ts).
 import type { RowidHit } from "./rowid-hit.ts";
+import type { Shard } from "./shard.ts";
 
 /** A keyword query with the knowledge base's combined statistics (segment and delta), resolved by the HTTP thread. */
 export interface KeywordQuery {
@@ -16,7 +17,7 @@ export type ToSearchThread =
   /** Opens a vector segment ahead of its first search. */
   | { type: "open"; dir: string }
   | { type: "close"; dir: string }
-  | { type: "vector"; id: number; dir: string; query: Float32Array; eligible: Uint8Array | null; eligibleCount: number; limit: number }
-  | { type: "keyword"; id: number; dir: string; query: KeywordQuery; eligible: Uint8Array | null; limit: number };
+  | { type: "vector"; id: number; shard: Shard; dir: string; query: Float32Array; eligible: Uint8Array | null; eligibleCount: number; limit: number }
+  | { type: "keyword"; id: number; shard: Shard; dir: string; query: KeywordQuery; eligible: Uint8Array | null; limit: number };
 
 export type FromSearchThread = { type: "result"; id: number; hits: RowidHit[] } | { type: "failed"; id: number; message: string };

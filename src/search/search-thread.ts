@@ -1,12 +1,13 @@
 // A search thread: holds open segments (memory-mapped) and answers searches on them, so that scoring a
-// million chunks never holds up the HTTP thread. There is one for keyword and one for vector searches
-// (segment-searcher.ts): a hybrid search runs both sides at once on the two cores, and each kind's file
-// pages are mapped once.
+// million chunks never holds up the HTTP thread. There is one per core (segment-searcher.ts), and each
+// search is split between them: every thread scores its shard of the segment (shard.ts), so one search
+// uses every core, and each thread reads its own share of the file pages.
 import { prepareRuntime } from "../runtime/index.ts";
 import { KeywordSegment } from "./keyword/index.ts";
 import { VectorSegment } from "./vector/segment.ts";
 import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-thread-protocol.ts";
 import type { RowidHit } from "./rowid-hit.ts";
+import type { Shard } from "./shard.ts";
 
 declare const self: Worker;
 
@@ -27,10 +28,10 @@ function keywordSegment(dir: string): KeywordSegment {
   return open;
 }
 
-function keywordSearch(dir: string, query: KeywordQuery, eligible: Uint8Array | null, limit: number): RowidHit[] {
+function keywordSearch(dir: string, query: KeywordQuery, eligible: Uint8Array | null, limit: number, shard: Shard): RowidHit[] {
   const frequencies = new Map(query.documentFrequencies);
   const stats = { chunkCount: query.chunkCount, averageLength: query.averageLength, documentFrequency: (term: string) => frequencies.get(term) ?? 0 };
-  return keywordSegment(dir).search(new Map(query.terms), stats, eligible, limit);
+  return keywordSegment(dir).search(new Map(query.terms), stats, eligible, limit, { shard });
 }
 
 function post(message: FromSearchThread): void {
@@ -58,8 +59,8 @@ self.onmessage = async (event: MessageEvent<ToSearchThread>) => {
     try {
       const hits =
         message.type === "vector"
-          ? vectorSegment(message.dir).search(message.query, message.eligible, message.eligibleCount, message.limit)
-          : keywordSearch(message.dir, message.query, message.eligible, message.limit);
+          ? vectorSegment(message.dir).search(message.query, message.eligible, message.eligibleCount, message.limit, message.shard)
+          : keywordSearch(message.dir, message.query, message.eligible, message.limit, message.shard);
       post({ type: "result", id: message.id, hits });
     } catch (error) {
       post({ type: "failed", id: message.id, message: (error as Error).message });

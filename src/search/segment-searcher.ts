@@ -1,8 +1,11 @@
-// The HTTP thread's handle on the search threads (search-thread.ts): one for keyword searches, one for
-// vector searches. Each search is a message answered by a promise; a thread that died is started again
-// on the next search (it reopens segments on demand).
+// The HTTP thread's handle on the search threads (search-thread.ts): one per core, up to MAX_THREADS.
+// Every search goes to all of them, each scoring its shard of the segment (shard.ts), and their hits are
+// merged: one search uses every core, and concurrent searches share them evenly. Each search is a
+// message answered by a promise; a thread that died is started again on the next search (it reopens
+// segments on demand).
 import { availableParallelism } from "node:os";
-import type { RowidHit } from "./rowid-hit.ts";
+import { mergeHits, type RowidHit } from "./rowid-hit.ts";
+import type { Shard } from "./shard.ts";
 import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-thread-protocol.ts";
 
 type Search = Extract<ToSearchThread, { id: number }>;
@@ -76,41 +79,47 @@ class SearchThread {
   }
 }
 
+/** More threads than this would add more per-search overhead (dictionary lookups, list ranking) than speed. */
+const MAX_THREADS = 4;
+
 export class SegmentSearcher {
-  private readonly keywordThread: SearchThread;
-  private readonly vectorThread: SearchThread;
+  private readonly threads: SearchThread[];
 
   constructor(dataDir: string, dimension: number) {
-    this.keywordThread = new SearchThread(dataDir, dimension);
-    // On a single core a second thread would only add a queue: both kinds then share one.
-    this.vectorThread = availableParallelism() > 1 ? new SearchThread(dataDir, dimension) : this.keywordThread;
+    const count = Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
+    this.threads = Array.from({ length: count }, () => new SearchThread(dataDir, dimension));
   }
 
   /** Starts the threads, so that the first searches after a restart do not wait for them. */
   start(): void {
-    this.keywordThread.start();
-    this.vectorThread.start();
+    for (const thread of this.threads) thread.start();
   }
 
   /** Starts opening a vector segment so that its first search need not wait for it. */
   openVectors(dir: string): void {
-    this.vectorThread.send({ type: "open", dir });
+    for (const thread of this.threads) thread.send({ type: "open", dir });
   }
 
   close(dir: string): void {
-    for (const thread of new Set([this.keywordThread, this.vectorThread])) thread.sendIfRunning({ type: "close", dir });
+    for (const thread of this.threads) thread.sendIfRunning({ type: "close", dir });
   }
 
   vector(dir: string, query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number): Promise<RowidHit[]> {
-    return this.vectorThread.search({ type: "vector", dir, query, eligible, eligibleCount, limit });
+    return this.everyShard(limit, (shard) => ({ type: "vector", shard, dir, query, eligible, eligibleCount, limit }));
   }
 
   keyword(dir: string, query: KeywordQuery, eligible: Uint8Array | null, limit: number): Promise<RowidHit[]> {
-    return this.keywordThread.search({ type: "keyword", dir, query, eligible, limit });
+    return this.everyShard(limit, (shard) => ({ type: "keyword", shard, dir, query, eligible, limit }));
   }
 
   stop(): void {
-    this.keywordThread.stop();
-    this.vectorThread.stop();
+    for (const thread of this.threads) thread.stop();
+  }
+
+  /** Sends the search to every thread, each for its shard, and merges their best hits. */
+  private async everyShard(limit: number, search: (shard: Shard) => DistributiveOmit<Search, "id">): Promise<RowidHit[]> {
+    const count = this.threads.length;
+    const hits = await Promise.all(this.threads.map((thread, index) => thread.search(search({ index, count }))));
+    return count === 1 ? hits[0] : mergeHits(hits, limit);
   }
 }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { KeywordIndex, KeywordSegment, queryTermWeights, writeKeywordSegment, type KeywordHit, type KeywordStats } from "../../src/search/keyword/index.ts";
 import { loadCollection } from "../../scripts/bench/eval-collections.ts";
 import { uniform } from "../../scripts/seeded-random.ts";
+import { mergeHits } from "../../src/search/rowid-hit.ts";
 
 const root = mkdtempSync(join(tmpdir(), "quarry-keyword-segment-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -86,6 +87,24 @@ test("pruned segment search returns the exhaustive top k, with and without an el
   }
   expect(compared).toBeGreaterThan(50_000);
 }, 60_000);
+
+test("its shards together find what the whole segment finds (the search threads split each search)", () => {
+  const masks = [null, mask(0.01, 3)];
+  let compared = 0;
+  for (const query of queries) {
+    const weights = queryTermWeights(query);
+    for (const eligible of masks) {
+      const reference = new Map(memory.search(weights, memory, eligible, all.length).map((hit) => [hit.rowid, hit.score]));
+      for (const count of [2, 3]) {
+        const shards = Array.from({ length: count }, (_, index) => segment.search(weights, memory, eligible, 10, { shard: { index, count } }));
+        const whole = segment.search(weights, memory, eligible, 10);
+        expectSameHits(mergeHits(shards, 10), whole, reference);
+        compared += whole.length;
+      }
+    }
+  }
+  expect(compared).toBeGreaterThan(4_000);
+});
 
 test("a segment plus an in-memory delta, under combined statistics, rank like one index over all chunks", () => {
   const split = Math.floor(all.length * 0.8);

@@ -12,6 +12,7 @@ import { VectorSegment } from "../../src/search/vector/segment.ts";
 import { writeVectorSegment, type VectorRow } from "../../src/search/vector/segment-writer.ts";
 import { exactTop, unitVectors } from "./vector-segment-data.ts";
 import { uniform } from "../../scripts/seeded-random.ts";
+import { mergeHits } from "../../src/search/rowid-hit.ts";
 
 const DIMENSION = 512;
 const COUNT = 3000;
@@ -62,6 +63,20 @@ test("a reopened segment finds the exact top 10 (recall >= 0.95) with cosine sco
     expect(Math.abs(hits[0].score - top.reduce((sum, x, i) => sum + x * query[i], 0))).toBeLessThan(0.01);
   }
   expect(found / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
+});
+
+test("its shards visit the same lists: merged, they find at least what the whole segment finds", () => {
+  for (const [eligible, count] of [[null, COUNT], Object.values(mask(0.1, 5)), Object.values(mask(0.005, 6))] as [Uint8Array | null, number][]) {
+    for (const query of queries) {
+      const whole = segment.search(query, eligible, count, 10);
+      const shards = [0, 1].map((index) => segment.search(query, eligible, count, 10, { index, count: 2 }));
+      const merged = mergeHits(shards, 10);
+      expect(merged).toHaveLength(whole.length);
+      // Each shard re-scores its own best candidates, so the merged list can only score higher.
+      merged.forEach((hit, i) => expect(hit.score).toBeGreaterThanOrEqual(whole[i].score - 1e-9));
+      if (eligible) for (const hit of merged) expect(eligible[hit.rowid]).toBe(1);
+    }
+  }
 });
 
 /** The in-memory VectorIndex's score of one chunk. */

@@ -78,19 +78,23 @@ export function maxScoreSearch(
   eligible: Uint8Array | null,
   limit: number,
   exhaustive: boolean,
+  /** The slots searched: [from, to). */
+  [from, to]: [number, number] = [0, segment.chunkCount],
 ): KeywordHit[] {
   const average = stats.averageLength;
   const terms: ScoredTerm[] = query
     .map(({ id, term, weight }) => {
       const factor = termWeight(weight, stats, term);
-      return { cursor: new PostingCursor(segment, id), factor, bound: exhaustive ? Infinity : upperBound(segment, id, factor, average) };
+      const cursor = new PostingCursor(segment, id);
+      cursor.advance(from);
+      return { cursor, factor, bound: exhaustive ? Infinity : upperBound(segment, id, factor, average) };
     })
     .sort((a, b) => a.bound - b.bound);
   // prefix[j]: the most terms 0…j can add together.
   const prefix = new Float64Array(terms.length);
   terms.forEach((term, j) => (prefix[j] = (j > 0 ? prefix[j - 1] : 0) + term.bound * BOUND_MARGIN));
 
-  const { lengths, rowids, chunkCount } = segment;
+  const { lengths, rowids } = segment;
   const best = new TopK(limit);
   const perTerm = normPerTerm(average);
   let window = FIRST_WINDOW;
@@ -99,8 +103,8 @@ export function maxScoreSearch(
     while (essential < terms.length && prefix[essential] <= best.threshold) essential++;
     let low = EXHAUSTED;
     for (let e = essential; e < terms.length; e++) low = Math.min(low, terms[e].cursor.slot);
-    if (low === EXHAUSTED) break;
-    const high = Math.min(low + window, chunkCount);
+    if (low >= to) break;
+    const high = Math.min(low + window, to);
 
     let touchedCount = 0;
     for (let e = essential; e < terms.length; e++) {

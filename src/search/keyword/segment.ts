@@ -6,6 +6,7 @@ import type { KeywordHit, KeywordStats } from "./bm25.ts";
 import { decodeHeader, KEYWORD_SEGMENT_FILE, type Section, type SegmentHeader } from "./segment-format.ts";
 import type { PostingSource } from "./posting-cursor.ts";
 import { maxScoreSearch } from "./max-score.ts";
+import { shardRange, WHOLE, type Shard } from "../shard.ts";
 
 const utf8 = new TextEncoder();
 
@@ -80,14 +81,15 @@ export class KeywordSegment implements PostingSource {
    * The `limit` best chunks of this segment by BM25 with the caller's statistics (those of the whole
    * knowledge base, segment and delta together). `eligible`, indexed by rowid, marks the chunks that may
    * be returned. Pruned (MaxScore) but exact: the same chunks and scores as scoring every posting.
-   * `exhaustive` turns pruning off (for benchmarks).
+   * `shard` searches only that share of the chunks (see vector/segment.ts Shard); `exhaustive` turns
+   * pruning off (for benchmarks).
    */
   search(
     weights: Map<string, number>,
     stats: KeywordStats,
     eligible: Uint8Array | null,
     limit: number,
-    { exhaustive = false }: { exhaustive?: boolean } = {},
+    { exhaustive = false, shard = WHOLE }: { exhaustive?: boolean; shard?: Shard } = {},
   ): KeywordHit[] {
     if (limit <= 0 || this.chunkCount === 0) return [];
     const terms: { id: number; weight: number; term: string }[] = [];
@@ -95,6 +97,6 @@ export class KeywordSegment implements PostingSource {
       const id = this.termId(term);
       if (id >= 0) terms.push({ id, weight, term });
     }
-    return maxScoreSearch(this, terms, stats, eligible, limit, exhaustive);
+    return maxScoreSearch(this, terms, stats, eligible, limit, exhaustive, shardRange(0, this.chunkCount, shard));
   }
 }

@@ -17,6 +17,7 @@ import { rankLists, type CoarseQuantizer } from "./ivf.ts";
 import { codeCosine } from "./int8-codes.ts";
 import { PQ_CENTROIDS, ProductQuantizer, tableScore } from "./pq.ts";
 import { readMeta, SEGMENT_FILES } from "./segment-files.ts";
+import { shardRange, WHOLE, type Shard } from "../shard.ts";
 
 export interface SegmentHit {
   rowid: number;
@@ -126,23 +127,24 @@ export class VectorSegment {
    * The `limit` chunks most similar to the unit-length query, best first, scored by cosine similarity.
    * `eligible`, indexed by rowid, marks the chunks that may be returned (null: all); `eligibleCount` is
    * how many it marks (it may count chunks outside this segment: that only costs a longer search).
+   * With a shard, only that shard's part is scored (see Shard).
    */
-  search(query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number): SegmentHit[] {
+  search(query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number, shard: Shard = WHOLE): SegmentHit[] {
     if (this.count === 0 || limit <= 0 || query.length !== this.dimension || (eligible !== null && eligibleCount <= 0)) return [];
     const budget = Math.max(this.tuning.minVisited, Math.ceil(this.count * this.tuning.visitedShare), 4 * limit);
-    if (!this.pq || (eligible !== null && eligibleCount <= budget / EXACT_BELOW_SHARE_OF_BUDGET)) return this.scan(query, eligible, limit);
+    if (!this.pq || (eligible !== null && eligibleCount <= budget / EXACT_BELOW_SHARE_OF_BUDGET)) return this.scan(query, eligible, limit, shard);
     const approximate = new TopK(Math.max(RERANK_MIN, RERANK_FACTOR * limit));
     const { listStarts, listSlots, listRowids, pqCodes } = this;
     const { parts } = this.pq;
     const table = this.pq.table(query);
     let visited = 0;
     for (const list of rankLists(this.quantizer.centroids, query)) {
-      const end = listStarts[list + 1];
-      for (let position = listStarts[list]; position < end; position++) {
+      const [start, end] = shardRange(listStarts[list], listStarts[list + 1], shard);
+      for (let position = start; position < end; position++) {
         if (eligible !== null && eligible[listRowids[position]] !== 1) continue;
         approximate.push(listSlots[position], tableScore(table, pqCodes!, position * parts, parts));
       }
-      visited += end - listStarts[list];
+      visited += listStarts[list + 1] - listStarts[list];
       if (visited >= budget && approximate.length >= limit) break;
     }
     const best = new TopK(limit);
@@ -150,11 +152,12 @@ export class VectorSegment {
     return this.toHits(best);
   }
 
-  /** Scores every (eligible) chunk on its codes. */
-  private scan(query: Float32Array, eligible: Uint8Array | null, limit: number): SegmentHit[] {
+  /** Scores every (eligible) chunk of the shard on its codes. */
+  private scan(query: Float32Array, eligible: Uint8Array | null, limit: number, shard: Shard): SegmentHit[] {
     const best = new TopK(limit);
     const rowids = this.rowids;
-    for (let slot = 0; slot < rowids.length; slot++) {
+    const [from, to] = shardRange(0, rowids.length, shard);
+    for (let slot = from; slot < to; slot++) {
       if (eligible === null || eligible[rowids[slot]] === 1) best.push(slot, this.score(query, slot));
     }
     return this.toHits(best);
