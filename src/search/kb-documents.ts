@@ -3,6 +3,7 @@
 // see store/migrations/021_search_log.ts). Loaded once, then kept up to date from the document change
 // log (search_doc_log), rereading only the documents named there since the last refresh; should the log
 // have been trimmed past that point (index-log.ts), everything is loaded again.
+import { newMask } from "./mask.ts";
 import type { Db } from "../store/db.ts";
 import { parseJsonObject } from "../store/json.ts";
 import type { DocumentPredicate } from "./filters.ts";
@@ -100,7 +101,7 @@ export class KbDocuments {
   }
 
   private mask(accept: DocumentPredicate): Eligibility {
-    const mask = new Uint8Array(this.maxRowid + 1);
+    const mask = newMask(this.maxRowid + 1);
     let count = 0;
     for (const doc of this.documents.values()) {
       if (!doc.ready || !accept((doc.metadata ??= parseJsonObject(doc.metadataJson)))) continue;

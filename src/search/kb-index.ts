@@ -13,6 +13,7 @@ import { latestSegment, type PublishedSegment } from "./segment-files.ts";
 import { StoredVectors } from "./stored-vectors.ts";
 import { DeltaVectors } from "./delta-vectors.ts";
 import { mergeHits, type RowidHit } from "./rowid-hit.ts";
+import { copyMask, newMask } from "./mask.ts";
 import type { DocumentPredicate } from "./filters.ts";
 import { KeywordIndex, KeywordSegment, queryTermWeights, type KeywordStats } from "./keyword/index.ts";
 import type { SegmentSearcher } from "./segment-searcher.ts";
@@ -128,8 +129,8 @@ export class KbIndex {
   /** The eligibility for the segment's chunks: `eligible` less the tombstones. */
   private segmentMask(eligible: Uint8Array | null): Uint8Array | null {
     if (this.tombstones.size === 0) return eligible;
-    if (!eligible) return (this.liveMask ??= this.withoutTombstones(new Uint8Array(this.segmentMaxRowid + 1).fill(1)));
-    return this.withoutTombstones(eligible.slice());
+    if (!eligible) return (this.liveMask ??= this.withoutTombstones(newMask(this.segmentMaxRowid + 1).fill(1)));
+    return this.withoutTombstones(copyMask(eligible));
   }
 
   private withoutTombstones(mask: Uint8Array): Uint8Array {
