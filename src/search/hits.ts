@@ -15,7 +15,11 @@ export interface ChunkHit {
   document_metadata: string;
 }
 
-/** The chunks of `rowids` that are in the knowledge base and belong to ready documents, by rowid. */
+/**
+ * The chunks of `rowids` that are in the knowledge base and belong to ready documents, by rowid. The
+ * unary + keeps SQLite from looking the rowids up through the (kb_id, rowid) index instead of the table
+ * itself: at 1M chunks, 10 random rows took 1.1 ms through the index and 0.65 ms directly.
+ */
 export function loadChunkHits(db: Db, kbId: string, rowids: number[]): Map<number, ChunkHit> {
   if (rowids.length === 0) return new Map();
   const rows = db
@@ -23,7 +27,7 @@ export function loadChunkHits(db: Db, kbId: string, rowids: number[]): Map<numbe
       `SELECT c.rowid, c.id AS chunk_id, c.document_id, d.name AS document_name, c.text, c.chunk_index, c.start_page,
          c.end_page, c.section_heading, d.metadata AS document_metadata
        FROM chunks c JOIN documents d ON d.id = c.document_id
-       WHERE c.rowid IN (SELECT value FROM json_each(?)) AND c.kb_id = ? AND d.status = 'ready'`,
+       WHERE c.rowid IN (SELECT value FROM json_each(?)) AND +c.kb_id = ? AND d.status = 'ready'`,
     )
     .all(JSON.stringify(rowids), kbId);
   return new Map(rows.map((row) => [row.rowid, row]));

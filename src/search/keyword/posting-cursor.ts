@@ -107,8 +107,10 @@ export class PostingCursor {
     this.position = 0;
   }
 
+  /** The hot loop of every keyword search: locals only, integer arithmetic (values stay below 2^31). */
   private decode(block: number): void {
     const bytes = this.source.postings;
+    const { slots, tfs } = this;
     const count = block === this.endBlock - 1 ? this.lastBlockCount : BLOCK_SIZE;
     let at = this.source.blockOffset[block];
     let slot = block === this.firstBlock ? -1 : this.source.blockLast[block - 1];
@@ -116,16 +118,14 @@ export class PostingCursor {
       let value = bytes[at++];
       if (value >= 0x80) {
         value &= 0x7f;
-        let scale = 0x80;
-        for (;;) {
+        for (let shift = 7; ; shift += 7) {
           const byte = bytes[at++];
-          value += (byte & 0x7f) * scale;
+          value |= (byte & 0x7f) << shift;
           if (byte < 0x80) break;
-          scale *= 0x80;
         }
       }
       let tf = 1;
-      if (value & 1) {
+      if ((value & 1) !== 0) {
         let byte = bytes[at++];
         tf = byte & 0x7f;
         for (let shift = 7; byte >= 0x80; shift += 7) {
@@ -133,9 +133,9 @@ export class PostingCursor {
           tf |= (byte & 0x7f) << shift;
         }
       }
-      slot += Math.floor(value / 2);
-      this.slots[i] = slot;
-      this.tfs[i] = tf;
+      slot += value >>> 1;
+      slots[i] = slot;
+      tfs[i] = tf;
     }
     this.block = block;
     this.count = count;
