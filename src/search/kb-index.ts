@@ -29,7 +29,7 @@ const DELTA_CAP = 200_000;
 const KEYWORD_BYTES_PER_CHUNK = 1_000;
 
 interface OpenSegment {
-  /** Mapped here for its statistics; searched, like the vector side, on a search thread (segment-searcher.ts). */
+  /** Mapped here for its statistics; searched, like the vector side, on the search threads (segment-searcher.ts). */
   keyword: KeywordSegment;
   keywordDir: string;
   vectorDir: string;

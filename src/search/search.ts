@@ -78,8 +78,8 @@ export class SearchService {
     const sideDepth = request.mode === "hybrid" ? Math.max(depth, HYBRID_SIDE_DEPTH) : depth;
     const usage: SearchUsage = { embedding_tokens: 0, rerank_applied: false, rerank_calls: 0, chunks_searched: 0, search_mode: request.mode };
 
-    // The keyword side runs on its search thread while the query is embedded on the model's threads
-    // and then searched on the vector search thread.
+    // The keyword side runs on the search threads while the query is embedded on the model's threads;
+    // the vector side follows on the search threads once the query is embedded.
     const index = this.deps.indexes.get(kbId);
     // Eligibility is by chunk rowid, so it stays valid across the embedding await: computed once.
     const scope = index.eligibility(predicate, request.filter ? JSON.stringify(request.filter) : undefined);
