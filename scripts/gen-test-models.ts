@@ -11,6 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { DataType, OnnxGraph } from "./onnx/onnx-graph.ts";
+import { uniform } from "./seeded-random.ts";
 
 export const TEST_MODELS_DIR = resolve(import.meta.dir, "../test/.generated/models");
 
@@ -89,18 +90,6 @@ function tokenizerJson() {
   };
 }
 
-/** mulberry32: a small seeded PRNG, so the weights are the same on every machine. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Weights of the tiny encoder; matrices are [in][out] as in ONNX MatMul, values exactly float32. */
 export interface EncoderWeights {
   word: number[][];
@@ -120,7 +109,7 @@ export interface EncoderWeights {
 }
 
 function makeWeights(seed: number, maxLength: number, labels?: number): EncoderWeights {
-  const next = random(seed);
+  const next = uniform(seed); // the same weights on every machine
   const value = (scale: number) => Math.fround((next() * 2 - 1) * scale);
   const matrix = (rows: number, cols: number, scale: number) =>
     Array.from({ length: rows }, () => Array.from({ length: cols }, () => value(scale)));
