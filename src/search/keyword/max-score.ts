@@ -106,6 +106,18 @@ export function maxScoreSearch(
     if (low >= to) break;
     const high = Math.min(low + window, to);
 
+    if (exhaustive) {
+      // Every term is essential: the window's scores are summed densely and read back in slot order.
+      for (const { cursor, factor } of terms) cursor.accumulate(high, low, factor, lengths, NORM_BASE, perTerm, scores, null, 0);
+      for (let i = 0, size = high - low; i < size; i++) {
+        const score = scores[i];
+        if (score === 0) continue;
+        scores[i] = 0;
+        if (!eligible || eligible[rowids[low + i]]) best.push(low + i, score);
+      }
+      window = Math.min(window * 2, MAX_WINDOW);
+      continue;
+    }
     let touchedCount = 0;
     for (let e = essential; e < terms.length; e++) {
       const { cursor, factor } = terms[e];

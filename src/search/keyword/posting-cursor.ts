@@ -41,7 +41,8 @@ export class PostingCursor {
 
   /**
    * Adds factor · tf / (tf + norm) for each posting before slot `high` into scores[slot − low] (norm =
-   * normBase + normPerTerm · length), noting newly touched offsets; returns the new touched count.
+   * normBase + normPerTerm · length), noting newly touched offsets in `touched` (unless null); returns the
+   * new touched count.
    */
   accumulate(
     high: number,
@@ -51,7 +52,7 @@ export class PostingCursor {
     normBase: number,
     normPerTerm: number,
     scores: Float64Array,
-    touched: Int32Array,
+    touched: Int32Array | null,
     touchedCount: number,
   ): number {
     while (this.slot < high) {
@@ -62,7 +63,7 @@ export class PostingCursor {
         if (slot >= high) break;
         const tf = tfs[position];
         const i = slot - low;
-        if (scores[i] === 0) touched[touchedCount++] = i;
+        if (touched !== null && scores[i] === 0) touched[touchedCount++] = i;
         scores[i] += (factor * tf) / (tf + (normBase + normPerTerm * lengths[slot]));
       }
       if (position < count) {
