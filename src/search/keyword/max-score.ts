@@ -105,6 +105,7 @@ export function maxScoreSearch(
     for (let e = essential; e < terms.length; e++) low = Math.min(low, terms[e].cursor.slot);
     if (low >= to) break;
     const high = Math.min(low + window, to);
+    window = Math.min(window * 2, MAX_WINDOW);
 
     if (exhaustive) {
       // Every term is essential: the window's scores are summed densely and read back in slot order.
@@ -115,7 +116,6 @@ export function maxScoreSearch(
         scores[i] = 0;
         if (!eligible || eligible[rowids[low + i]]) best.push(low + i, score);
       }
-      window = Math.min(window * 2, MAX_WINDOW);
       continue;
     }
     let touchedCount = 0;
@@ -127,7 +127,6 @@ export function maxScoreSearch(
     // such terms: a few are insertion-sorted, more are put in order through a bitmap of the window.
     if (touchedCount <= SORT_AT_MOST) insertionSort(touched, touchedCount);
     else if (essential > 0) bitmapSort(touched, touchedCount, high - low);
-    window = Math.min(window * 2, MAX_WINDOW);
 
     for (let t = 0; t < touchedCount; t++) {
       const i = touched[t];
