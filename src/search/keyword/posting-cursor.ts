@@ -5,7 +5,8 @@ import { BLOCK_SIZE } from "./segment-format.ts";
 
 /** The mapped arrays of a segment that cursors read. */
 export interface PostingSource {
-  postings: Uint8Array;
+  /** The postings section as little-endian words (blocks start on word boundaries). */
+  postingWords: Uint32Array;
   termBlocks: Uint32Array;
   termDf: Uint32Array;
   blockLast: Uint32Array;
@@ -108,40 +109,45 @@ export class PostingCursor {
     this.position = 0;
   }
 
-  /** The hot loop of every keyword search: locals only, integer arithmetic (values stay below 2^31). */
+  /**
+   * The hot loop of every keyword search. Values are unpacked without branches: each is read from the two
+   * words it may straddle (the section ends with a padding word, so the second always exists).
+   */
   private decode(block: number): void {
-    const bytes = this.source.postings;
+    const words = this.source.postingWords;
     const { slots, tfs } = this;
     const count = block === this.endBlock - 1 ? this.lastBlockCount : BLOCK_SIZE;
-    let at = this.source.blockOffset[block];
+    let at = this.source.blockOffset[block] >>> 2;
+    const header = words[at++];
+    const gapBits = header & 0xff;
+    const tfBits = header >>> 8;
     let slot = block === this.firstBlock ? -1 : this.source.blockLast[block - 1];
+    let mask = (1 << gapBits) - 1;
+    let bit = 0;
     for (let i = 0; i < count; i++) {
-      let value = bytes[at++];
-      if (value >= 0x80) {
-        value &= 0x7f;
-        for (let shift = 7; ; shift += 7) {
-          const byte = bytes[at++];
-          value |= (byte & 0x7f) << shift;
-          if (byte < 0x80) break;
-        }
-      }
-      let tf = 1;
-      if ((value & 1) !== 0) {
-        let byte = bytes[at++];
-        tf = byte & 0x7f;
-        for (let shift = 7; byte >= 0x80; shift += 7) {
-          byte = bytes[at++];
-          tf |= (byte & 0x7f) << shift;
-        }
-      }
-      slot += value >>> 1;
+      // `<< (31 − bit) << 1` shifts by 32 − bit, which is 0 (not 32) when bit is 0.
+      slot += (((words[at] >>> bit) | ((words[at + 1] << (31 - bit)) << 1)) & mask) + 1;
       slots[i] = slot;
-      tfs[i] = tf;
+      bit += gapBits;
+      at += bit >>> 5;
+      bit &= 31;
+    }
+    if (bit > 0) at++;
+    if (tfBits === 0) tfs.fill(1, 0, count);
+    else {
+      mask = (1 << tfBits) - 1;
+      bit = 0;
+      for (let i = 0; i < count; i++) {
+        tfs[i] = (((words[at] >>> bit) | ((words[at + 1] << (31 - bit)) << 1)) & mask) + 1;
+        bit += tfBits;
+        at += bit >>> 5;
+        bit &= 31;
+      }
     }
     this.block = block;
     this.count = count;
     this.position = 0;
-    this.slot = this.slots[0];
-    this.tf = this.tfs[0];
+    this.slot = slots[0];
+    this.tf = tfs[0];
   }
 }

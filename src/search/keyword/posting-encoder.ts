@@ -22,18 +22,28 @@ export class U32List {
 }
 
 const FLUSH_BYTES = 4 * 1024 * 1024;
+/** The most a block takes: its header word, then gaps and tfs of at most 31 bits each. */
+const MAX_BLOCK_BYTES = 4 + 2 * 4 * BLOCK_SIZE;
+
+/** Bits needed for `value` (0 for 0). */
+function bitWidth(value: number): number {
+  return 32 - Math.clz32(value);
+}
 
 export class PostingEncoder {
   readonly blockLast = new U32List();
   readonly blockOffset = new U32List();
   /** max tf << 16 | min length, split into the two u16 sections when written. */
   readonly blockBound = new U32List();
-  private buffer = new Uint8Array(FLUSH_BYTES + 64);
+  private readonly buffer = new Uint32Array((FLUSH_BYTES + MAX_BLOCK_BYTES) / 4);
+  /** Words of `buffer` in use. */
   private used = 0;
   private flushed = 0;
+  /** The block being filled: its slot gaps − 1 and tfs − 1. */
+  private readonly gaps = new Int32Array(BLOCK_SIZE);
+  private readonly tfs = new Int32Array(BLOCK_SIZE);
   private inBlock = 0;
   private previous = -1;
-  private maxTf = 0;
   private minLength = 0xffff;
 
   constructor(
@@ -42,7 +52,7 @@ export class PostingEncoder {
   ) {}
 
   get bytesWritten(): number {
-    return this.flushed + this.used;
+    return this.flushed + 4 * this.used;
   }
 
   /** Starts a new term: its first block begins at the next posting. */
@@ -52,45 +62,68 @@ export class PostingEncoder {
   }
 
   add(slot: number, tf: number): void {
-    if (this.inBlock === 0) this.blockOffset.push(this.bytesWritten);
-    tf = Math.min(tf, MAX_TF);
-    this.varint((slot - this.previous) * 2 + (tf > 1 ? 1 : 0));
-    if (tf > 1) this.varint(tf);
+    this.gaps[this.inBlock] = slot - this.previous - 1;
+    this.tfs[this.inBlock] = Math.min(tf, MAX_TF) - 1;
     this.previous = slot;
-    if (tf > this.maxTf) this.maxTf = tf;
     const length = Math.min(this.lengths[slot], 0xffff);
     if (length < this.minLength) this.minLength = length;
     if (++this.inBlock === BLOCK_SIZE) this.endBlock();
   }
 
-  /** Ends the last term and hands over every remaining byte. */
+  /** Ends the last term and hands over every remaining byte, then the padding that decoders read past the end. */
   finish(): void {
     if (this.inBlock > 0) this.endBlock();
+    this.buffer[this.used++] = 0;
+    this.buffer[this.used++] = 0;
     this.flush();
   }
 
   private endBlock(): void {
+    const count = this.inBlock;
+    let maxGap = 0;
+    let maxTf = 0;
+    for (let i = 0; i < count; i++) {
+      maxGap |= this.gaps[i];
+      maxTf = Math.max(maxTf, this.tfs[i]);
+    }
+    const gapBits = bitWidth(maxGap);
+    const tfBits = bitWidth(maxTf);
+    this.blockOffset.push(this.bytesWritten);
     if (this.bytesWritten > 0xffff_ffff) throw new Error("keyword segment postings exceed 4 GiB");
+    this.buffer[this.used++] = gapBits | (tfBits << 8);
+    this.pack(this.gaps, count, gapBits);
+    this.pack(this.tfs, count, tfBits);
     this.blockLast.push(this.previous);
-    this.blockBound.push(((this.maxTf << 16) | this.minLength) >>> 0);
+    this.blockBound.push((((maxTf + 1) << 16) | this.minLength) >>> 0);
     this.inBlock = 0;
-    this.maxTf = 0;
     this.minLength = 0xffff;
+    if (this.used * 4 >= FLUSH_BYTES) this.flush();
   }
 
-  private varint(value: number): void {
-    while (value >= 0x80) {
-      this.buffer[this.used++] = (value % 0x80) | 0x80;
-      value = Math.floor(value / 0x80);
+  /** Appends `count` values of `bits` bits each, least significant bit first, in whole words. */
+  private pack(values: Int32Array, count: number, bits: number): void {
+    if (bits === 0) return;
+    const buffer = this.buffer;
+    let word = 0;
+    let bit = 0;
+    for (let i = 0; i < count; i++) {
+      const value = values[i];
+      word |= value << bit;
+      bit += bits;
+      if (bit >= 32) {
+        buffer[this.used++] = word;
+        bit -= 32;
+        // The value's bits that did not fit (none when it ended exactly at the word's end).
+        word = bit === 0 ? 0 : value >>> (bits - bit);
+      }
     }
-    this.buffer[this.used++] = value;
-    if (this.used >= FLUSH_BYTES) this.flush();
+    if (bit > 0) buffer[this.used++] = word;
   }
 
   private flush(): void {
     if (this.used === 0) return;
-    this.sink(this.buffer.subarray(0, this.used));
-    this.flushed += this.used;
+    this.sink(new Uint8Array(this.buffer.buffer, 0, 4 * this.used));
+    this.flushed += 4 * this.used;
     this.used = 0;
   }
 }

@@ -1,0 +1,122 @@
+// The keyword segment's posting blocks (segment-format.ts) read back exactly as written, at every bit
+// width the format allows in practice: slot gaps up to 22 bits, tfs up to the 65,535 cap, blocks of
+// consecutive slots (0-bit gaps) and of tf 1 only (no tf words), short last blocks; and a cursor that
+// skips to arbitrary targets lands on the right posting.
+import { expect, test } from "bun:test";
+import { PostingEncoder } from "../../src/search/keyword/posting-encoder.ts";
+import { EXHAUSTED, PostingCursor, type PostingSource } from "../../src/search/keyword/posting-cursor.ts";
+import { MAX_TF } from "../../src/search/keyword/segment-format.ts";
+import { uniform } from "../../scripts/seeded-random.ts";
+
+const SLOTS = 1 << 22;
+const random = uniform(10);
+
+interface Term {
+  slots: number[];
+  tfs: number[];
+}
+
+/** Postings with gaps drawn up to `maxGap` and tfs from `tf()`. */
+function term(count: number, maxGap: number, tf: () => number): Term {
+  const slots: number[] = [];
+  const tfs: number[] = [];
+  let slot = -1;
+  for (let i = 0; i < count; i++) {
+    slot += 1 + Math.floor(random() * maxGap);
+    if (slot >= SLOTS) break;
+    slots.push(slot);
+    tfs.push(tf());
+  }
+  return { slots, tfs };
+}
+
+const terms: Term[] = [
+  term(1, 1, () => 1),
+  term(1, SLOTS, () => 70_000),
+  term(300, 1, () => 1),
+  term(1000, 1, () => 1 + Math.floor(random() * 3)),
+  term(1000, 40, () => (random() < 0.9 ? 1 : 2 + Math.floor(random() * 20))),
+  term(5000, 800, () => 1 + Math.floor(random() * MAX_TF)),
+  term(200, 20_000, () => 1),
+  { slots: [0, SLOTS - 1], tfs: [MAX_TF, 1] },
+  term(129, 3_000_000, () => 1 + Math.floor(random() * 300)),
+];
+
+function encode(): PostingSource {
+  const chunks: Uint8Array[] = [];
+  const encoder = new PostingEncoder(new Uint32Array(SLOTS).fill(90), (bytes) => chunks.push(bytes.slice()));
+  const termBlocks = new Uint32Array(terms.length + 1);
+  const termDf = new Uint32Array(terms.length);
+  terms.forEach(({ slots, tfs }, t) => {
+    encoder.startTerm();
+    termBlocks[t] = encoder.blockLast.length;
+    slots.forEach((slot, i) => encoder.add(slot, tfs[i]));
+    termDf[t] = slots.length;
+  });
+  encoder.finish();
+  termBlocks[terms.length] = encoder.blockLast.length;
+  const bytes = new Uint8Array(encoder.bytesWritten);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  expect(bytes.length % 4).toBe(0);
+  return {
+    postingWords: new Uint32Array(bytes.buffer),
+    termBlocks,
+    termDf,
+    blockLast: encoder.blockLast.toArray().slice(),
+    blockOffset: encoder.blockOffset.toArray().slice(),
+  };
+}
+
+const source = encode();
+
+test("every term's postings decode to the slots and tfs written (tfs capped at 65,535)", () => {
+  terms.forEach(({ slots, tfs }, t) => {
+    const cursor = new PostingCursor(source, t);
+    const read: number[] = [];
+    const readTfs: number[] = [];
+    while (cursor.slot !== EXHAUSTED) {
+      read.push(cursor.slot);
+      readTfs.push(cursor.tf);
+      cursor.advance(cursor.slot + 1);
+    }
+    expect(read).toEqual(slots);
+    expect(readTfs).toEqual(tfs.map((tf) => Math.min(tf, MAX_TF)));
+  });
+});
+
+test("a cursor advanced to random targets stops at the first posting at or after each", () => {
+  terms.forEach(({ slots, tfs }, t) => {
+    const cursor = new PostingCursor(source, t);
+    let target = 0;
+    for (;;) {
+      target += Math.floor(random() * 2 * (SLOTS / Math.max(1, slots.length)));
+      cursor.advance(target);
+      const expected = slots.findIndex((slot) => slot >= target);
+      if (expected < 0) {
+        expect(cursor.slot).toBe(EXHAUSTED);
+        break;
+      }
+      expect(cursor.slot).toBe(slots[expected]);
+      expect(cursor.tf).toBe(Math.min(tfs[expected], MAX_TF));
+      target = cursor.slot;
+    }
+  });
+});
+
+test("accumulating a window adds each posting's contribution to its slot", () => {
+  const t = 4;
+  const { slots, tfs } = terms[t];
+  const cursor = new PostingCursor(source, t);
+  const low = slots[100];
+  const high = slots[700];
+  cursor.advance(low);
+  const scores = new Float64Array(high - low);
+  const lengths = new Uint32Array(SLOTS).fill(90);
+  cursor.accumulate(high, low, 2, lengths, 0.5, 0.01, scores, null, 0);
+  for (let i = 100; i < 700; i++) expect(scores[slots[i] - low]).toBeCloseTo((2 * tfs[i]) / (tfs[i] + 0.5 + 0.01 * 90), 12);
+  expect(cursor.slot).toBe(high);
+});
