@@ -102,6 +102,21 @@ export function evalQueries(): string[] {
   return COLLECTIONS.flatMap((name) => loadCollection(name).queries.map((q) => q.text));
 }
 
+/**
+ * The evaluation queries in a fixed shuffled order, for latency cells: consecutive (and concurrent)
+ * requests mix the collections, as real traffic would. In collection order, a run's first 200 requests
+ * were 56 % CISI, whose 46-116-term queries (the slowest keyword searches) then arrived back to back.
+ */
+export function latencyQueries(): string[] {
+  const queries = evalQueries();
+  const random = uniform(459);
+  for (let i = queries.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [queries[i], queries[j]] = [queries[j], queries[i]];
+  }
+  return queries;
+}
+
 export function corpusWords(): string[] {
   const words: string[] = [];
   for (const name of COLLECTIONS) for (const doc of loadCollection(name).corpus) for (const w of doc.text.split(/\s+/)) if (w) words.push(w);

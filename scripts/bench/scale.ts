@@ -2,7 +2,7 @@
 //
 //   npm run bench:scale
 //   BENCH_CHUNKS=200000 BENCH_DATA_DIR=/tmp/quarry-scale npm run bench:scale   (keeps and reuses the data)
-//   BENCH_REQUESTS=200 (per latency cell)
+//   BENCH_REQUESTS=459 (per latency cell; default: every evaluation query once, in a fixed mixed order)
 //
 // Data: the chunks are written straight into the database (bench-server.ts): ~90-word windows of the
 // evaluation corpora, 20 chunks a document, metadata {group: 0–99}. Vectors are near-real (as in
@@ -22,11 +22,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadModels } from "../../src/models/load.ts";
-import { call, corpusWords, evalQueries, fillKnowledgeBase, measureSearches, memoryOf, percentile, ROOT, startServer, waitForSegment } from "./bench-server.ts";
+import { call, corpusWords, evalQueries, fillKnowledgeBase, latencyQueries, measureSearches, memoryOf, percentile, ROOT, startServer, waitForSegment } from "./bench-server.ts";
 import { COLLECTIONS, loadCollection } from "./eval-collections.ts";
 
 const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 1_000_000);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+const LATENCY_QUERIES = latencyQueries();
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? LATENCY_QUERIES.length);
 const KEEP = process.env.BENCH_DATA_DIR;
 /** Length of a copy's jitter (a random unit vector scaled), relative to its unit passage vector. */
 const JITTER = 0.45;
@@ -218,7 +219,7 @@ async function main() {
     for (const mode of ["keyword", "vector", "hybrid"]) {
       for (const [filterName, filter] of [["none", undefined], ["1 %", { group: { $eq: 7 } }]] as const) {
         for (const clients of [1, 8]) {
-          const r = await measureSearches(server.url, state.token, state.kbId, queries, { mode, rerank: false, filter }, clients, REQUESTS);
+          const r = await measureSearches(server.url, state.token, state.kbId, LATENCY_QUERIES, { mode, rerank: false, filter }, clients, REQUESTS);
           console.log(`| ${mode} | ${filterName} | ${clients} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.qps.toFixed(0)} |`);
           latency.push({ mode, filter: filterName, clients, p50: +r.p50.toFixed(1), p95: +r.p95.toFixed(1), qps: +r.qps.toFixed(0) });
         }

@@ -3,7 +3,7 @@
 //
 //   npm run bench:search                 both sizes
 //   BENCH_SIZES=10000 npm run bench:search
-//   BENCH_REQUESTS=200 (per cell, default 200)
+//   BENCH_REQUESTS=200 (per cell; default: every evaluation query once, in a fixed mixed order)
 //
 // The server runs as its own process (bun src/main.ts) on a temporary data dir, QUARRY_LIMITS=off. The
 // chunks are written straight into its database (bench-server.ts): ~90-word windows of the evaluation
@@ -13,10 +13,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, corpusWords, evalQueries, fillKnowledgeBase, measureSearches, startServer, waitForSegment } from "./bench-server.ts";
+import { call, corpusWords, fillKnowledgeBase, latencyQueries, measureSearches, startServer, waitForSegment } from "./bench-server.ts";
 
 const SIZES = (process.env.BENCH_SIZES ?? "10000,100000").split(",").map(Number);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+const QUERIES = latencyQueries();
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? QUERIES.length);
 const MODES = ["keyword", "vector", "hybrid"] as const;
 const CLIENTS = [1, 8];
 const FILTERS: [string, Record<string, unknown> | undefined][] = [
@@ -44,7 +45,6 @@ async function main() {
     const token: string = signup.data.api_key;
     const accountId: string = signup.data.account.id;
     const words = corpusWords();
-    const queries = evalQueries();
     const ms = (n: number) => n.toFixed(1);
     console.log(`${REQUESTS} requests per row, rerank off; latency in ms as seen by the HTTP client\n`);
     console.log("| chunks | mode | filter | clients | p50 | p95 | p99 | queries/s |");
@@ -61,7 +61,7 @@ async function main() {
       for (const mode of MODES) {
         for (const [filterName, filter] of FILTERS) {
           for (const clients of CLIENTS) {
-            const r = await measureSearches(server.url, token, kbId, queries, { mode, rerank: false, filter }, clients, REQUESTS);
+            const r = await measureSearches(server.url, token, kbId, QUERIES, { mode, rerank: false, filter }, clients, REQUESTS);
             console.log(`| ${size} | ${mode} | ${filterName} | ${clients} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${r.qps.toFixed(0)} |`);
           }
         }
