@@ -83,13 +83,13 @@ export class PostingEncoder {
     let maxGap = 0;
     let maxTf = 0;
     for (let i = 0; i < count; i++) {
-      maxGap |= this.gaps[i];
+      maxGap |= this.gaps[i]; // only its bit width is needed
       maxTf = Math.max(maxTf, this.tfs[i]);
     }
     const gapBits = bitWidth(maxGap);
     const tfBits = bitWidth(maxTf);
-    this.blockOffset.push(this.bytesWritten);
     if (this.bytesWritten > 0xffff_ffff) throw new Error("keyword segment postings exceed 4 GiB");
+    this.blockOffset.push(this.bytesWritten);
     this.buffer[this.used++] = gapBits | (tfBits << 8);
     this.pack(this.gaps, count, gapBits);
     this.pack(this.tfs, count, tfBits);

@@ -14,7 +14,8 @@
 //               then its tfs − 1 at tf bits each (no words when 0 bits), least significant bit first,
 //               each run padded to a whole word. Gaps are from the term's previous slot (−1 before its
 //               first), so blocks decode independently given the previous block's last slot. Two zero
-//               words end the section (decoders read one word past a value).
+//               words end the section (a value is read with the word after it, and a block's 0-bit tfs
+//               are read at the word after its gaps).
 //   termBytes   bytes             the terms' UTF-8, concatenated in byte order (the dictionary)
 //   termStarts  u32[termCount+1]  term t is termBytes[termStarts[t], termStarts[t+1])
 //   termBlocks  u32[termCount+1]  term t's blocks are [termBlocks[t], termBlocks[t+1])

@@ -90,7 +90,7 @@ export class KeywordSegment implements PostingSource {
    * knowledge base, segment and delta together). `eligible`, indexed by rowid, marks the chunks that may
    * be returned. Pruned (MaxScore, up to PRUNE_UP_TO_TERMS terms) but exact: the same chunks and scores
    * as scoring every posting.
-   * `shard` searches only that share of the chunks (see vector/segment.ts Shard); `exhaustive` turns
+   * `shard` searches only that share of the chunks (see shard.ts); `exhaustive` turns
    * pruning off (for benchmarks).
    */
   search(
