@@ -102,6 +102,9 @@ export function evalQueries(): string[] {
   return COLLECTIONS.flatMap((name) => loadCollection(name).queries.map((q) => q.text));
 }
 
+/** Any fixed seed: the order only has to be the same in every run. */
+const LATENCY_ORDER_SEED = 459;
+
 /**
  * The evaluation queries in a fixed shuffled order, for latency cells: consecutive (and concurrent)
  * requests mix the collections, as real traffic would. In collection order, a run's first 200 requests
@@ -109,7 +112,7 @@ export function evalQueries(): string[] {
  */
 export function latencyQueries(): string[] {
   const queries = evalQueries();
-  const random = uniform(459);
+  const random = uniform(LATENCY_ORDER_SEED);
   for (let i = queries.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [queries[i], queries[j]] = [queries[j], queries[i]];
