@@ -14,8 +14,9 @@
 import { join } from "node:path";
 import { TopK } from "../topk.ts";
 import { rankLists, type CoarseQuantizer } from "./ivf.ts";
-import { codeCosine } from "./int8-codes.ts";
-import { PQ_CENTROIDS, ProductQuantizer, tableScore } from "./pq.ts";
+import { CodeScan } from "./code-scan.ts";
+import { PQ_CENTROIDS, ProductQuantizer } from "./pq.ts";
+import { PqScan } from "./pq-scan.ts";
 import { readMeta, SEGMENT_FILES } from "./segment-files.ts";
 import { shardRange, WHOLE, type Shard } from "../shard.ts";
 
@@ -134,37 +135,34 @@ export class VectorSegment {
     const budget = Math.max(this.tuning.minVisited, Math.ceil(this.count * this.tuning.visitedShare), 4 * limit);
     if (!this.pq || (eligible !== null && eligibleCount <= budget / EXACT_BELOW_SHARE_OF_BUDGET)) return this.scan(query, eligible, limit, shard);
     const approximate = new TopK(Math.max(RERANK_MIN, RERANK_FACTOR * limit));
-    const { listStarts, listSlots, listRowids, pqCodes } = this;
-    const { parts } = this.pq;
-    const table = this.pq.table(query);
+    const { listStarts, listSlots, listRowids } = this;
+    const scan = new PqScan(this.pq.table(query), this.pqCodes!, this.pq.parts, listSlots, approximate);
     let visited = 0;
     for (const list of rankLists(this.quantizer.centroids, query)) {
       const [start, end] = shardRange(listStarts[list], listStarts[list + 1], shard);
-      for (let position = start; position < end; position++) {
-        if (eligible !== null && eligible[listRowids[position]] !== 1) continue;
-        approximate.push(listSlots[position], tableScore(table, pqCodes!, position * parts, parts));
-      }
+      if (eligible === null) scan.addRange(start, end);
+      else for (let position = start; position < end; position++) if (eligible[listRowids[position]] === 1) scan.add(position);
+      scan.flush();
       visited += listStarts[list + 1] - listStarts[list];
       if (visited >= budget && approximate.length >= limit) break;
     }
     const best = new TopK(limit);
-    for (const { id: slot } of approximate.sorted()) best.push(slot, this.score(query, slot));
+    const exact = new CodeScan(query, this.codes, this.scales, best);
+    for (const { id: slot } of approximate.sorted()) exact.add(slot);
+    exact.flush();
     return this.toHits(best);
   }
 
   /** Scores every (eligible) chunk of the shard on its codes. */
   private scan(query: Float32Array, eligible: Uint8Array | null, limit: number, shard: Shard): SegmentHit[] {
     const best = new TopK(limit);
+    const exact = new CodeScan(query, this.codes, this.scales, best);
     const rowids = this.rowids;
     const [from, to] = shardRange(0, rowids.length, shard);
-    for (let slot = from; slot < to; slot++) {
-      if (eligible === null || eligible[rowids[slot]] === 1) best.push(slot, this.score(query, slot));
-    }
+    if (eligible === null) exact.addRange(from, to);
+    else for (let slot = from; slot < to; slot++) if (eligible[rowids[slot]] === 1) exact.add(slot);
+    exact.flush();
     return this.toHits(best);
-  }
-
-  private score(query: Float32Array, slot: number): number {
-    return codeCosine(query, this.codes, slot * this.dimension, this.scales[slot]);
   }
 
   private toHits(best: TopK): SegmentHit[] {

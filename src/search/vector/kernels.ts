@@ -1,0 +1,43 @@
+// The WebAssembly vector kernels (kernels.wat), instantiated once per thread on first use. Their inputs
+// and outputs live in the module's memory, which grows to the largest request and stays that size.
+import { KERNELS_WASM } from "./kernels-wasm.ts";
+
+const PAGE = 65536;
+
+export class Kernels {
+  private readonly memory: WebAssembly.Memory;
+  /** Views of the memory, remade when it grows (growing detaches the old buffer). */
+  bytes!: Uint8Array;
+  floats!: Float32Array;
+  doubles!: Float64Array;
+  readonly pqScores: (codes: number, count: number, parts: number, table: number, out: number) => void;
+  readonly codeDots: (query: number, codes: number, count: number, dimension: number, out: number) => void;
+
+  constructor() {
+    const { exports } = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(KERNELS_WASM, "base64")), {});
+    this.memory = exports.memory as WebAssembly.Memory;
+    this.pqScores = exports.pqScores as Kernels["pqScores"];
+    this.codeDots = exports.codeDots as Kernels["codeDots"];
+    this.view();
+  }
+
+  /** Makes the memory at least `size` bytes long. */
+  reserve(size: number): void {
+    if (size <= this.memory.buffer.byteLength) return;
+    this.memory.grow(Math.ceil((size - this.memory.buffer.byteLength) / PAGE));
+    this.view();
+  }
+
+  private view(): void {
+    this.bytes = new Uint8Array(this.memory.buffer);
+    this.floats = new Float32Array(this.memory.buffer);
+    this.doubles = new Float64Array(this.memory.buffer);
+  }
+}
+
+let kernels: Kernels | null = null;
+
+/** This thread's kernels. */
+export function threadKernels(): Kernels {
+  return (kernels ??= new Kernels());
+}
