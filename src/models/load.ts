@@ -15,6 +15,8 @@ export interface LoadModelsOptions {
   rerankModel?: string | null;
   /** Intra-op threads per model session; ONNX Runtime's default when omitted. */
   threads?: number;
+  /** Intra-op threads of the embedding model's session, when not `threads`. */
+  embedThreads?: number;
   /** See SessionOptions.spinning. */
   spinning?: boolean;
 }
@@ -58,7 +60,9 @@ export async function loadModels(opts: LoadModelsOptions): Promise<LoadedModels>
   const sessionOptions = { threads: opts.threads, spinning: opts.spinning };
   // Loaded first so that a runtime problem is not reported as a model folder problem.
   await loadOrt();
-  const embedder = await loadFrom(opts.modelsDir, opts.embedModel, "Embedding", (dir) => OnnxEmbedder.load(dir, sessionOptions));
+  const embedder = await loadFrom(opts.modelsDir, opts.embedModel, "Embedding", (dir) =>
+    OnnxEmbedder.load(dir, { ...sessionOptions, threads: opts.embedThreads ?? opts.threads }),
+  );
   let reranker: Reranker | null = null;
   if (opts.rerankModel) {
     try {
