@@ -1,12 +1,15 @@
 // The WebAssembly vector kernels (src/search/vector/kernels.wat): the embedded module is the one the
 // source compiles to; product-quantized scores are the f32 sums the kernel promises, 8-bit code scores
 // are bit for bit codeCosine's, at dimensions with and without a remainder mod 4, for single codes and
-// ranges, across more than one batch; and the hits kept are the same as pushing every score.
+// ranges, across more than one batch; the hits kept are the same as pushing every score; lists are
+// ranked by exactly dot()'s similarities.
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { KERNELS_MODULE, kernelsModule } from "../../scripts/build-kernels.ts";
 import { CodeScan } from "../../src/search/vector/code-scan.ts";
 import { codeCosine } from "../../src/search/vector/int8-codes.ts";
+import { dot } from "../../src/search/vector/k-means.ts";
+import { ListRanker } from "../../src/search/vector/list-ranker.ts";
 import { PQ_CENTROIDS } from "../../src/search/vector/pq.ts";
 import { PqScan } from "../../src/search/vector/pq-scan.ts";
 import { TopK } from "../../src/search/topk.ts";
@@ -77,5 +80,20 @@ for (const dimension of [512, 384, 7, 3]) {
     oneByOne.flush();
     const scores = new Map(sortedHits(all));
     for (let slot = 0; slot < COUNT; slot++) expect(scores.get(slot)).toBe(codeCosine(query, codes, slot * dimension, scales[slot]));
+  });
+}
+
+for (const [lists, dimension] of [[1000, 512], [37, 7], [5, 2]]) {
+  test(`${lists} lists of ${dimension}-d centroids are ranked by exactly dot()'s similarities`, () => {
+    const centroids = Float32Array.from({ length: lists * dimension }, () => random() - 0.5);
+    // Two identical centroids: a tie, which keeps the lower list first.
+    centroids.copyWithin(dimension, 0, dimension);
+    const ranker = new ListRanker(centroids, dimension);
+    for (let q = 0; q < 5; q++) {
+      const query = Float32Array.from({ length: dimension }, () => random() - 0.5);
+      const scores = Array.from({ length: lists }, (_, list) => dot(centroids, list * dimension, query, 0, dimension));
+      const expected = Array.from({ length: lists }, (_, list) => list).sort((x, y) => scores[y] - scores[x] || x - y);
+      expect([...ranker.rank(query)]).toEqual(expected);
+    }
   });
 }

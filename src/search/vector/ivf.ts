@@ -97,12 +97,3 @@ export function assignLists(quantizer: CoarseQuantizer, vectors: Float32Array, d
   }
   return out;
 }
-
-/** The lists ordered by their centroids' similarity to the query, nearest first. */
-export function rankLists(centroids: Float32Array, query: Float32Array): Int32Array {
-  const dimension = query.length;
-  const lists = centroids.length / dimension;
-  const scores = new Float64Array(lists);
-  for (let list = 0; list < lists; list++) scores[list] = dot(centroids, list * dimension, query, 0, dimension);
-  return Int32Array.from({ length: lists }, (_, i) => i).sort((x, y) => scores[y] - scores[x]);
-}

@@ -1,8 +1,10 @@
-// The WebAssembly vector kernels (kernels.wat), instantiated once per thread on first use. Their inputs
-// and outputs live in the module's memory, which grows to the largest request and stays that size.
+// The WebAssembly vector kernels (kernels.wat), compiled once per thread on first use. Their inputs and
+// outputs live in an instance's memory, which grows to the largest request and stays that size: one
+// instance per thread serves every scan (threadKernels), and data kept between searches gets its own.
 import { KERNELS_WASM } from "./kernels-wasm.ts";
 
 const PAGE = 65536;
+let compiled: WebAssembly.Module | null = null;
 
 export class Kernels {
   private readonly memory: WebAssembly.Memory;
@@ -12,12 +14,15 @@ export class Kernels {
   doubles!: Float64Array;
   readonly pqScores: (codes: number, count: number, parts: number, table: number, out: number) => void;
   readonly codeDots: (query: number, codes: number, count: number, dimension: number, out: number) => void;
+  readonly floatDots: (query: number, rows: number, count: number, dimension: number, out: number) => void;
 
   constructor() {
-    const { exports } = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(KERNELS_WASM, "base64")), {});
+    compiled ??= new WebAssembly.Module(Buffer.from(KERNELS_WASM, "base64"));
+    const { exports } = new WebAssembly.Instance(compiled, {});
     this.memory = exports.memory as WebAssembly.Memory;
     this.pqScores = exports.pqScores as Kernels["pqScores"];
     this.codeDots = exports.codeDots as Kernels["codeDots"];
+    this.floatDots = exports.floatDots as Kernels["floatDots"];
     this.view();
   }
 

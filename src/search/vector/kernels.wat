@@ -102,4 +102,50 @@
         (local.set $out (i32.add (local.get $out) (i32.const 8)))
         (local.set $codes (local.get $c))
         (br $code))))
+
+  ;; Float dot products (vector/k-means.ts dot): for each of `count` rows of `dimension` f32 values stored
+  ;; one after another from `rows`, writes to `out` (f64 each) the sum over i of query[i] * row[i], the
+  ;; query being `dimension` f64 values. Bit for bit what dot() computes: the same four running sums.
+  (func (export "floatDots") (param $query i32) (param $rows i32) (param $count i32) (param $dimension i32) (param $out i32)
+    (local $end i32) (local $i i32) (local $whole i32) (local $q i32) (local $r i32)
+    (local $sums01 v128) (local $sums23 v128) (local $quad v128) (local $first f64)
+    (local.set $end (i32.add (local.get $rows) (i32.shl (i32.mul (local.get $count) (local.get $dimension)) (i32.const 2))))
+    (local.set $whole (i32.and (local.get $dimension) (i32.const -4)))
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $rows) (local.get $end)))
+        (local.set $sums01 (v128.const i64x2 0 0))
+        (local.set $sums23 (v128.const i64x2 0 0))
+        (local.set $i (i32.const 0))
+        (local.set $q (local.get $query))
+        (local.set $r (local.get $rows))
+        (block $quadsDone
+          (loop $quads
+            (br_if $quadsDone (i32.ge_u (local.get $i) (local.get $whole)))
+            (local.set $quad (v128.load align=4 (local.get $r)))
+            (local.set $sums01 (f64x2.add (local.get $sums01)
+              (f64x2.mul (v128.load align=8 (local.get $q)) (f64x2.promote_low_f32x4 (local.get $quad)))))
+            (local.set $sums23 (f64x2.add (local.get $sums23)
+              (f64x2.mul (v128.load offset=16 align=8 (local.get $q))
+                (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $quad) (local.get $quad))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 4)))
+            (local.set $q (i32.add (local.get $q) (i32.const 32)))
+            (local.set $r (i32.add (local.get $r) (i32.const 16)))
+            (br $quads)))
+        (local.set $first (f64x2.extract_lane 0 (local.get $sums01)))
+        (block $tailDone
+          (loop $tail
+            (br_if $tailDone (i32.ge_u (local.get $i) (local.get $dimension)))
+            (local.set $first (f64.add (local.get $first)
+              (f64.mul (f64.load (local.get $q)) (f64.promote_f32 (f32.load (local.get $r))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (local.set $q (i32.add (local.get $q) (i32.const 8)))
+            (local.set $r (i32.add (local.get $r) (i32.const 4)))
+            (br $tail)))
+        (f64.store (local.get $out)
+          (f64.add (f64.add (f64.add (local.get $first) (f64x2.extract_lane 1 (local.get $sums01)))
+            (f64x2.extract_lane 0 (local.get $sums23))) (f64x2.extract_lane 1 (local.get $sums23))))
+        (local.set $out (i32.add (local.get $out) (i32.const 8)))
+        (local.set $rows (local.get $r))
+        (br $row))))
 )

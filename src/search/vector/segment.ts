@@ -13,7 +13,8 @@
 // in-memory VectorIndex scores (vector/int8-codes.ts), so the two can be merged.
 import { join } from "node:path";
 import { TopK } from "../topk.ts";
-import { rankLists, type CoarseQuantizer } from "./ivf.ts";
+import type { CoarseQuantizer } from "./ivf.ts";
+import { ListRanker } from "./list-ranker.ts";
 import { CodeScan } from "./code-scan.ts";
 import { PQ_CENTROIDS, ProductQuantizer } from "./pq.ts";
 import { PqScan } from "./pq-scan.ts";
@@ -51,6 +52,9 @@ function mapped<T>(dir: string, file: string, length: number, View: { new (buffe
 }
 
 export class VectorSegment {
+  /** Made at the first probing search (it copies the centroids). */
+  private ranker: ListRanker | null = null;
+
   private constructor(
     readonly dir: string,
     readonly dimension: number,
@@ -138,7 +142,8 @@ export class VectorSegment {
     const { listStarts, listSlots, listRowids } = this;
     const scan = new PqScan(this.pq.table(query), this.pqCodes!, this.pq.parts, listSlots, approximate);
     let visited = 0;
-    for (const list of rankLists(this.quantizer.centroids, query)) {
+    this.ranker ??= new ListRanker(this.quantizer.centroids, this.dimension);
+    for (const list of this.ranker.rank(query)) {
       const [start, end] = shardRange(listStarts[list], listStarts[list + 1], shard);
       if (eligible === null) scan.addRange(start, end);
       else for (let position = start; position < end; position++) if (eligible[listRowids[position]] === 1) scan.add(position);
