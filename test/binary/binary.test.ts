@@ -47,7 +47,8 @@ async function startBinary(dir: string): Promise<RunningBinary> {
       QUARRY_DATA_DIR: join(dir, "data"),
       QUARRY_WORKERS: "1",
       QUARRY_LIMITS: "off",
-      // Every change folds into an on-disk search segment, so searches also run through its vector graph.
+      // Every change folds into an on-disk search segment, so searches also run through its vector index
+      // and its WebAssembly kernels.
       QUARRY_SEGMENT_MIN_CHANGES: "1",
     },
     stdin: "ignore",
