@@ -45,6 +45,11 @@ export class TopK {
     this.scores = scores;
   }
 
+  /** The ids held, in no particular order (the same order for the same pushes). */
+  forEachId(visit: (id: number) => void): void {
+    for (let i = 0; i < this.size; i++) visit(this.ids[i]);
+  }
+
   /** Best first; ties keep the smaller id first so results are deterministic. */
   sorted(): Scored[] {
     return Array.from({ length: this.size }, (_, i) => ({ id: this.ids[i], score: this.scores[i] })).sort(

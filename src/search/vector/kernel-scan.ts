@@ -11,10 +11,12 @@ const LOOP_COPY_BYTES = 128;
 /** Room per score (an f64; f32 scores use half). */
 const SCORE_BYTES = 8;
 
+const queuedIndexes = new Int32Array(BATCH);
+
 export abstract class KernelScan {
   protected readonly kernels: Kernels = threadKernels();
-  /** The queued indexes, in order. */
-  protected readonly indexes = new Int32Array(BATCH);
+  /** The queued indexes, in order (shared like the kernel's memory). */
+  protected readonly indexes = queuedIndexes;
   protected pending = 0;
   private readonly source: Uint8Array;
   protected readonly scoresAt: number;

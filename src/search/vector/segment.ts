@@ -153,7 +153,7 @@ export class VectorSegment {
     }
     const best = new TopK(limit);
     const exact = new CodeScan(query, this.codes, this.scales, best);
-    for (const { id: slot } of approximate.sorted()) exact.add(slot);
+    approximate.forEachId((slot) => exact.add(slot));
     exact.flush();
     return this.toHits(best);
   }
