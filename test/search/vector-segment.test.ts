@@ -112,6 +112,30 @@ for (const fraction of [0.001, 0.01, 0.1, 0.5]) {
   });
 }
 
+test("a scan of a few eligible chunks finds their exact top k, walking the mask or testing every slot", () => {
+  // Contiguous rowids: the scan walks the mask; rowids 9 apart (other knowledge bases' chunks between
+  // them): it tests each slot instead. Both shards, with marks on word edges and at the last rowid.
+  const small = vectors.slice(0, 1000);
+  for (const spacing of [1, 9]) {
+    const ids = small.map((_, i) => 5 + spacing * i);
+    const dir = join(root, `flat-${spacing}`);
+    writeVectorSegment(dir, rows(ids, small), DIMENSION);
+    const flat = VectorSegment.open(dir, DIMENSION);
+    const exact = new VectorIndex(DIMENSION);
+    small.forEach((vector, i) => exact.set(ids[i], vector));
+    const eligible = new Uint8Array(ids.at(-1)! + 1);
+    const random = uniform(spacing);
+    for (const [i, rowid] of ids.entries()) if (random() < 0.05 || i % 250 === 0 || rowid % 4 === 3 || i === ids.length - 1) eligible[rowid] = 1;
+    const count = eligible.reduce((sum, mark) => sum + mark, 0);
+    for (const query of queries.slice(0, 5)) {
+      const expected = exact.search(query, eligible, 15).map((hit) => ({ rowid: hit.id, score: hit.score }));
+      expect(flat.search(query, eligible, count, 15)).toEqual(expected);
+      expect(mergeHits([0, 1].map((index) => flat.search(query, eligible, count, 15, { index, count: 2 })), 15)).toEqual(expected);
+      expect(flat.search(query, eligible, count, 1000).map((hit) => hit.rowid).sort((a, b) => a - b)).toEqual(ids.filter((rowid) => eligible[rowid] === 1));
+    }
+  }
+});
+
 test("a filter whose count overstates the eligible chunks still gets every one of them", () => {
   const eligible = new Uint8Array(3 * COUNT + 2);
   const few = [rowids[10], rowids[1500], rowids[2999]];
