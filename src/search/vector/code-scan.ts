@@ -1,5 +1,5 @@
 // One query's exact scores on 8-bit codes (vector/int8-codes.ts) computed by the WebAssembly kernel,
-// bit for bit what codeCosine gives, ~5× faster at 512-d.
+// bit for bit what codeCosine gives, twice as fast at 512-d (1,000 codes in cache: 0.27 against 0.56 ms).
 import { KernelScan } from "./kernel-scan.ts";
 import type { TopK } from "../topk.ts";
 

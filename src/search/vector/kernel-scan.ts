@@ -6,7 +6,10 @@ import { threadKernels, type Kernels } from "./kernels.ts";
 
 /** Codes scored per kernel call. */
 const BATCH = 4096;
-/** Codes up to this long are copied by a loop (measured: 64-byte codes copy 1.8× faster than by set()). */
+/**
+ * Codes up to this long are copied by a loop, longer ones by set() (measured from random places of 64 MB:
+ * 64-byte codes 212 ns by a loop, 286 by set(); 512-byte codes 628 and 173 ns).
+ */
 const LOOP_COPY_BYTES = 128;
 /** Room per score (an f64; f32 scores use half). */
 const SCORE_BYTES = 8;
