@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import initWabt from "wabt";
 
 const dir = resolve(import.meta.dir, "..", "src", "search", "vector");
-export const KERNELS_SOURCE = join(dir, "kernels.wat");
+const KERNELS_SOURCE = join(dir, "kernels.wat");
 export const KERNELS_MODULE = join(dir, "kernels-wasm.ts");
 
 /** The text of kernels-wasm.ts for the current kernels.wat. */
