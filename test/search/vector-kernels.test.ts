@@ -1,5 +1,5 @@
 // The WebAssembly vector kernels (src/search/vector/kernels.wat): the embedded module is the one the
-// source compiles to; product-quantized scores are the f32 sums the kernel promises, 8-bit code scores
+// source compiles to; product-quantized scores are the sums of blocked codes' table bytes, 8-bit code scores
 // are bit for bit codeCosine's, at dimensions with and without a remainder mod 4, for single codes and
 // ranges, across more than one batch; the hits kept are the same as pushing every score; lists are
 // ranked by exactly dot()'s similarities.
@@ -10,7 +10,8 @@ import { CodeScan } from "../../src/search/vector/code-scan.ts";
 import { codeCosine } from "../../src/search/vector/int8-codes.ts";
 import { dot } from "../../src/search/vector/k-means.ts";
 import { ListRanker } from "../../src/search/vector/list-ranker.ts";
-import { PQ_CENTROIDS } from "../../src/search/vector/pq.ts";
+import { blockedLength, PQ_BLOCK, setBlockedCode } from "../../src/search/vector/pq-blocks.ts";
+import { PQ_CENTROIDS, ProductQuantizer } from "../../src/search/vector/pq.ts";
 import { PqScan } from "../../src/search/vector/pq-scan.ts";
 import { TopK } from "../../src/search/topk.ts";
 import { uniform } from "../../scripts/seeded-random.ts";
@@ -29,35 +30,66 @@ test("kernels-wasm.ts is what kernels.wat compiles to (npm run build:kernels)", 
 });
 
 for (const parts of [64, 48, 7, 2, 1]) {
-  test(`product-quantized scores of ${parts}-part codes: even and odd parts summed apart in f32`, () => {
-    const table = Float32Array.from({ length: parts * PQ_CENTROIDS }, () => random() - 0.5);
-    const codes = Uint8Array.from({ length: COUNT * parts }, () => Math.floor(random() * PQ_CENTROIDS));
+  test(`product-quantized scores of ${parts}-part blocked codes: the sums of their table bytes`, () => {
+    const table = Uint8Array.from({ length: parts * PQ_CENTROIDS }, () => Math.floor(random() * 256));
+    const rowCodes = Array.from({ length: COUNT }, () => Uint8Array.from({ length: parts }, () => Math.floor(random() * PQ_CENTROIDS)));
+    const codes = new Uint8Array(blockedLength(COUNT, parts));
+    rowCodes.forEach((code, position) => setBlockedCode(codes, position, code));
     const slots = Int32Array.from({ length: COUNT }, (_, position) => COUNT - position);
+    const sum = (position: number) => rowCodes[position].reduce((total, code, part) => total + table[part * PQ_CENTROIDS + code], 0);
+
+    // Ranges that start and end inside blocks, one within a single block, and an empty one.
+    const ranges = [[3, 1234], [1234, 1239], [1239, 1239], [1239, COUNT - 5]];
     const expected = new TopK(LIMIT);
-    for (let position = 0; position < COUNT; position++) {
-      let even = 0;
-      let odd = 0;
-      for (let part = 0; part < parts; part++) {
-        const value = table[part * PQ_CENTROIDS + codes[position * parts + part]];
-        if (part % 2 === 0) even = Math.fround(even + value);
-        else odd = Math.fround(odd + value);
-      }
-      expected.push(slots[position], Math.fround(even + odd));
-    }
+    for (const [from, to] of ranges) for (let position = from; position < to; position++) expected.push(slots[position], sum(position));
     const ranged = new TopK(LIMIT);
     const scan = new PqScan(table, codes, parts, slots, ranged);
-    scan.addRange(0, 1234);
-    scan.addRange(1234, COUNT);
+    for (const [from, to] of ranges) scan.addRange(from, to);
     scan.flush();
     expect(sortedHits(ranged)).toEqual(sortedHits(expected));
 
-    const single = new TopK(LIMIT);
-    const oneByOne = new PqScan(table, codes, parts, slots, single);
-    for (let position = 0; position < COUNT; position++) oneByOne.add(position);
-    oneByOne.flush();
-    expect(sortedHits(single)).toEqual(sortedHits(expected));
+    // Single codes (filtered searches), mixed with a range after them; every score kept, not only the best.
+    const all = new TopK(COUNT);
+    const mixed = new PqScan(table, codes, parts, slots, all);
+    for (let position = COUNT - 1; position >= 2000; position -= 3) mixed.add(position);
+    mixed.addRange(17, 40);
+    mixed.flush();
+    const scores = new Map(sortedHits(all));
+    expect(scores.size).toBe(Math.ceil((COUNT - 2000) / 3) + 23);
+    for (let position = COUNT - 1; position >= 2000; position -= 3) expect(scores.get(slots[position])).toBe(sum(position));
+    for (let position = 17; position < 40; position++) expect(scores.get(slots[position])).toBe(sum(position));
   });
 }
+
+test("a lookup table's byte sums rank codes as the float similarities do, and stay within 16 bits at 512 parts", () => {
+  for (const dimension of [512, 4096]) {
+    const codebooks = Float32Array.from({ length: dimension * PQ_CENTROIDS }, () => random() - 0.5);
+    const pq = new ProductQuantizer(dimension, codebooks);
+    const query = Float32Array.from({ length: dimension }, () => random() - 0.5);
+    const table = pq.lookupTable(query);
+    const d = pq.subDimension;
+    const similarity = (part: number, code: number) => dot(query, part * d, codebooks, (part * PQ_CENTROIDS + code) * d, d);
+    // The most similar centroid of the part with the widest range gets the top byte; every part's least similar gets 0.
+    expect(Math.max(...table)).toBe(Math.min(255, Math.floor(0xffff / pq.parts)));
+    for (let part = 0; part < pq.parts; part++) {
+      const row = [...table.subarray(part * PQ_CENTROIDS, (part + 1) * PQ_CENTROIDS)];
+      expect(Math.min(...row)).toBe(0);
+      const bySimilarity = row.map((_, code) => code).sort((x, y) => similarity(part, x) - similarity(part, y));
+      for (let i = 1; i < bySimilarity.length; i++) expect(row[bySimilarity[i]]).toBeGreaterThanOrEqual(row[bySimilarity[i - 1]]);
+    }
+    // Blocks of codes with the highest byte in every part sum without overflow.
+    const parts = pq.parts;
+    const topCode = Uint8Array.from({ length: parts }, (_, part) => table.subarray(part * PQ_CENTROIDS, (part + 1) * PQ_CENTROIDS).indexOf(Math.max(...table.subarray(part * PQ_CENTROIDS, (part + 1) * PQ_CENTROIDS))));
+    const codes = new Uint8Array(blockedLength(PQ_BLOCK, parts));
+    for (let position = 0; position < PQ_BLOCK; position++) setBlockedCode(codes, position, topCode);
+    const best = new TopK(1);
+    const scan = new PqScan(table, codes, parts, new Int32Array(PQ_BLOCK), best);
+    scan.addRange(0, PQ_BLOCK);
+    scan.flush();
+    expect(best.sorted()[0].score).toBe(topCode.reduce((total, code, part) => total + table[part * PQ_CENTROIDS + code], 0));
+    expect(best.sorted()[0].score).toBeLessThan(0x10000);
+  }
+});
 
 for (const dimension of [512, 384, 7, 3]) {
   test(`${dimension}-d code scores are exactly codeCosine's`, () => {

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { VectorIndex } from "../../src/search/vector-index.ts";
+import { blockedCode } from "../../src/search/vector/pq-blocks.ts";
 import { VectorSegment } from "../../src/search/vector/segment.ts";
 import { writeVectorSegment, type VectorRow } from "../../src/search/vector/segment-writer.ts";
 import { exactTop, unitVectors } from "./vector-segment-data.ts";
@@ -178,7 +179,7 @@ test("an incremental build (base + removed + added) keeps the base's centroids a
   const nextLists = next.slotLists();
   const [basePositions, nextPositions] = [base.slotPositions(), next.slotPositions()];
   const parts = base.pq!.parts;
-  const pqCode = (segment: VectorSegment, positions: Int32Array, slot: number) => segment.pqCodes!.subarray(positions[slot] * parts, (positions[slot] + 1) * parts);
+  const pqCode = (segment: VectorSegment, positions: Int32Array, slot: number) => blockedCode(segment.pqCodes!, positions[slot], parts);
   for (const [slot, rowid] of next.rowids.entries()) {
     const baseSlot = base.rowids.indexOf(rowid);
     if (baseSlot < 0) continue;

@@ -4,7 +4,7 @@
 // per thread may be in use at a time: they share that memory.
 import { threadKernels, type Kernels } from "./kernels.ts";
 
-/** Codes scored per kernel call. */
+/** Codes scored per kernel call (a multiple of the product-quantized code blocks, pq-blocks.ts). */
 const BATCH = 4096;
 /**
  * Codes up to this long are copied by a loop, longer ones by set() (measured from random places of 64 MB:
@@ -21,7 +21,9 @@ export abstract class KernelScan {
   /** The queued indexes, in order (shared like the kernel's memory). */
   protected readonly indexes = queuedIndexes;
   protected pending = 0;
-  private readonly source: Uint8Array;
+  /** Codes scored per kernel call. */
+  protected readonly batch = BATCH;
+  protected readonly source: Uint8Array;
   protected readonly scoresAt: number;
   protected readonly codesAt: number;
 

@@ -12,7 +12,7 @@ export class Kernels {
   bytes!: Uint8Array;
   floats!: Float32Array;
   doubles!: Float64Array;
-  readonly pqScores: (codes: number, count: number, parts: number, table: number, out: number) => void;
+  readonly pqBlockScores: (codes: number, blocks: number, parts: number, table: number, out: number) => void;
   readonly codeDots: (query: number, codes: number, count: number, dimension: number, out: number) => void;
   readonly floatDots: (query: number, rows: number, count: number, dimension: number, out: number) => void;
 
@@ -20,7 +20,7 @@ export class Kernels {
     compiled ??= new WebAssembly.Module(Buffer.from(KERNELS_WASM, "base64"));
     const { exports } = new WebAssembly.Instance(compiled, {});
     this.memory = exports.memory as WebAssembly.Memory;
-    this.pqScores = exports.pqScores as Kernels["pqScores"];
+    this.pqBlockScores = exports.pqBlockScores as Kernels["pqBlockScores"];
     this.codeDots = exports.codeDots as Kernels["codeDots"];
     this.floatDots = exports.floatDots as Kernels["floatDots"];
     this.view();

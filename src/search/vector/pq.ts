@@ -1,9 +1,9 @@
 // Product quantization of the vectors of a segment's lists (vector/ivf.ts): each vector is cut into
 // sub-vectors of SUB_DIMENSION values and each sub-vector replaced by the index of the nearest of
 // PQ_CENTROIDS centroids trained for its position, so a 512-d vector is 64 bytes. A query's similarity to
-// every centroid is tabled once; a vector's approximate score is then one table lookup per sub-vector,
-// summed in WebAssembly (pq-scan.ts): ~36 ns a vector at 512-d, against ~270 ns for scoring its 8-bit
-// codes (code-scan.ts). Searches rank by this and re-score the best thousand or so on the 8-bit codes.
+// every centroid is tabled once, in bytes; a vector's approximate score is then one table lookup per
+// sub-vector, 16 vectors at a time in WebAssembly (pq-scan.ts, pq-blocks.ts). Searches rank by this and
+// re-score the best thousand or so on the 8-bit codes (code-scan.ts).
 import { dot, halfSquaredNorms, kMeans, nearest } from "./k-means.ts";
 
 /** Values per sub-vector, when the dimension allows (else the largest of 4, 2, 1 that divides it). */
@@ -63,15 +63,34 @@ export class ProductQuantizer {
     return codes;
   }
 
-  /** The query's similarity to every centroid of every part: parts × PQ_CENTROIDS, by part then code. */
-  table(query: Float32Array): Float32Array {
+  /**
+   * The query's similarity to every centroid of every part (parts × PQ_CENTROIDS, by part then code), as
+   * bytes for the kernel: each part's values less the part's smallest, in steps of the widest part's
+   * range / top, rounded. A vector's sum of its parts' bytes then ranks it as the float sum would, up to
+   * half a step per part; `top` (255, less past 257 parts) keeps every sum within 16 bits.
+   */
+  lookupTable(query: Float32Array): Uint8Array {
     const d = this.subDimension;
-    const table = new Float32Array(this.parts * CENTROIDS);
+    const similarities = new Float64Array(CENTROIDS);
+    const lowest = new Float64Array(this.parts);
+    const values = new Float64Array(this.parts * CENTROIDS);
+    let widest = 0;
     for (let part = 0; part < this.parts; part++) {
-      for (let c = 0; c < CENTROIDS; c++) {
-        table[part * CENTROIDS + c] = dot(query, part * d, this.codebooks, (part * CENTROIDS + c) * d, d);
+      for (let c = 0; c < CENTROIDS; c++) similarities[c] = dot(query, part * d, this.codebooks, (part * CENTROIDS + c) * d, d);
+      let low = Infinity;
+      let high = -Infinity;
+      for (const s of similarities) {
+        low = Math.min(low, s);
+        high = Math.max(high, s);
       }
+      lowest[part] = low;
+      widest = Math.max(widest, high - low);
+      values.set(similarities, part * CENTROIDS);
     }
+    const top = Math.min(255, Math.floor(0xffff / this.parts));
+    const perStep = widest > 0 ? top / widest : 0;
+    const table = new Uint8Array(this.parts * CENTROIDS);
+    for (let i = 0; i < table.length; i++) table[i] = Math.round((values[i] - lowest[Math.floor(i / CENTROIDS)]) * perStep);
     return table;
   }
 

@@ -8,6 +8,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { assignLists, listCount, trainCoarseQuantizer, trainingSize, type CoarseQuantizer } from "./ivf.ts";
+import { blockedLength, copyBlockedCode, setBlockedCode } from "./pq-blocks.ts";
 import { ProductQuantizer } from "./pq.ts";
 import { quantize } from "./int8-codes.ts";
 import type { VectorSegment } from "./segment.ts";
@@ -186,8 +187,8 @@ function assignRemaining(listOf: Int32Array, quantizer: CoarseQuantizer, vectors
 }
 
 /**
- * The product-quantized codes of the slots in list order: copied from the base segment for its slots
- * when its quantizer is kept (`base`), encoded for the others, a batch at a time.
+ * The product-quantized codes of the slots in list order, blocked (pq-blocks.ts): copied from the base
+ * segment for its slots when its quantizer is kept (`base`), encoded for the others, a batch at a time.
  */
 function pqCodesByPosition(
   listSlots: Int32Array,
@@ -197,18 +198,17 @@ function pqCodesByPosition(
   base: { codes: Uint8Array; positionOf: Int32Array } | null,
 ): Uint8Array {
   const parts = pq.parts;
-  const codes = new Uint8Array(listSlots.length * parts);
+  const codes = new Uint8Array(blockedLength(listSlots.length, parts));
   const pending: number[] = [];
   const encode = () => {
     const encoded = pq.encode(vectors.read(pending.map((position) => listSlots[position])));
-    pending.forEach((position, i) => codes.set(encoded.subarray(i * parts, (i + 1) * parts), position * parts));
+    pending.forEach((position, i) => setBlockedCode(codes, position, encoded.subarray(i * parts, (i + 1) * parts)));
     pending.length = 0;
   };
   for (let position = 0; position < listSlots.length; position++) {
     const baseSlot = baseSlotOf[listSlots[position]];
     if (base && baseSlot >= 0) {
-      const from = base.positionOf[baseSlot] * parts;
-      codes.set(base.codes.subarray(from, from + parts), position * parts);
+      copyBlockedCode(base.codes, base.positionOf[baseSlot], codes, position, parts);
       continue;
     }
     pending.push(position);

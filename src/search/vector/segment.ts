@@ -17,6 +17,7 @@ import type { CoarseQuantizer } from "./ivf.ts";
 import { ListRanker } from "./list-ranker.ts";
 import { CodeScan } from "./code-scan.ts";
 import { PQ_CENTROIDS, ProductQuantizer } from "./pq.ts";
+import { blockedLength } from "./pq-blocks.ts";
 import { PqScan } from "./pq-scan.ts";
 import { readMeta, SEGMENT_FILES } from "./segment-files.ts";
 import { shardRange, WHOLE, type Shard } from "../shard.ts";
@@ -73,7 +74,7 @@ export class VectorSegment {
     private readonly listSlots: Int32Array,
     /** The rowid at each position of listSlots. */
     private readonly listRowids: Int32Array,
-    /** The product quantizer and its codes by list position (null for one list, scored exactly). */
+    /** The product quantizer and its codes by list position, blocked (null for one list, scored exactly). */
     readonly pq: ProductQuantizer | null,
     readonly pqCodes: Uint8Array | null,
   ) {}
@@ -102,7 +103,7 @@ export class VectorSegment {
       mapped(dir, SEGMENT_FILES.listSlots, count, Int32Array),
       mapped(dir, SEGMENT_FILES.listRowids, count, Int32Array),
       pq,
-      pq ? mapped(dir, SEGMENT_FILES.pqCodes, count * pq.parts, Uint8Array) : null,
+      pq ? mapped(dir, SEGMENT_FILES.pqCodes, blockedLength(count, pq.parts), Uint8Array) : null,
     );
   }
 
@@ -142,7 +143,7 @@ export class VectorSegment {
     if (!this.pq || (eligible !== null && eligibleCount <= budget / EXACT_BELOW_SHARE_OF_BUDGET)) return this.scan(query, eligible, limit, shard);
     const approximate = new TopK(Math.max(RERANK_MIN, RERANK_FACTOR * limit));
     const { listStarts, listSlots, listRowids } = this;
-    const scan = new PqScan(this.pq.table(query), this.pqCodes!, this.pq.parts, listSlots, approximate);
+    const scan = new PqScan(this.pq.lookupTable(query), this.pqCodes!, this.pq.parts, listSlots, approximate);
     let visited = 0;
     this.ranker ??= new ListRanker(this.quantizer.centroids, this.dimension);
     for (const list of this.ranker.rank(query)) {
