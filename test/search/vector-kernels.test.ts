@@ -118,14 +118,16 @@ for (const dimension of [512, 384, 7, 3]) {
 for (const [lists, dimension] of [[1000, 512], [37, 7], [5, 2]]) {
   test(`${lists} lists of ${dimension}-d centroids are ranked by exactly dot()'s similarities`, () => {
     const centroids = Float32Array.from({ length: lists * dimension }, () => random() - 0.5);
-    // Two identical centroids: a tie, which keeps the lower list first.
+    // Identical centroids: ties, which keep the lower list first.
     centroids.copyWithin(dimension, 0, dimension);
+    centroids.copyWithin(3 * dimension, 0, dimension);
     const ranker = new ListRanker(centroids, dimension);
     for (let q = 0; q < 5; q++) {
       const query = Float32Array.from({ length: dimension }, () => random() - 0.5);
       const scores = Array.from({ length: lists }, (_, list) => dot(centroids, list * dimension, query, 0, dimension));
       const expected = Array.from({ length: lists }, (_, list) => list).sort((x, y) => scores[y] - scores[x] || x - y);
-      expect([...ranker.rank(query)]).toEqual(expected);
+      // All of them, whether the nearest few, half or all are sorted first.
+      for (const sortedFirst of [1, 3, Math.floor(lists / 2), lists, lists + 1]) expect([...ranker.rank(query, sortedFirst)]).toEqual(expected);
     }
   });
 }

@@ -146,7 +146,8 @@ export class VectorSegment {
     const scan = new PqScan(this.pq.lookupTable(query), this.pqCodes!, this.pq.parts, listSlots, approximate);
     let visited = 0;
     this.ranker ??= new ListRanker(this.quantizer.centroids, this.dimension);
-    for (const list of this.ranker.rank(query)) {
+    // Twice the lists of average size the budget takes: more are ranked only if the search goes on.
+    for (const list of this.ranker.rank(query, Math.ceil((2 * budget * this.lists) / this.count))) {
       const [start, end] = shardRange(listStarts[list], listStarts[list + 1], shard);
       if (eligible === null) scan.addRange(start, end);
       else for (let position = start; position < end; position++) if (eligible[listRowids[position]] === 1) scan.add(position);
