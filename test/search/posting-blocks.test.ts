@@ -116,7 +116,34 @@ test("accumulating a window adds each posting's contribution to its slot", () =>
   cursor.advance(low);
   const scores = new Float64Array(high - low);
   const lengths = new Uint32Array(SLOTS).fill(90);
-  cursor.accumulate(high, low, 2, lengths, 0.5, 0.01, scores, null, 0);
+  cursor.accumulate(high, 2, { low, lengths, normBase: 0.5, normPerTerm: 0.01, scores, eligible: null, rowids: new Uint32Array(0) }, null, 0);
   for (let i = 100; i < 700; i++) expect(scores[slots[i] - low]).toBeCloseTo((2 * tfs[i]) / (tfs[i] + 0.5 + 0.01 * 90), 12);
   expect(cursor.slot).toBe(high);
+});
+
+test("under a filter, only eligible chunks' postings are added, both with and without touched offsets", () => {
+  const t = 4;
+  const { slots, tfs } = terms[t];
+  const low = slots[100];
+  const high = slots[700];
+  // Rowids are the slots shifted by 1,000; every third slot's chunk is eligible.
+  const rowids = Uint32Array.from({ length: SLOTS }, (_, slot) => slot + 1000);
+  const eligible = new Uint8Array(SLOTS + 1000).map((_, rowid) => (rowid >= 1000 && (rowid - 1000) % 3 === 0 ? 1 : 0));
+  const lengths = new Uint32Array(SLOTS).fill(90);
+  for (const withTouched of [false, true]) {
+    const cursor = new PostingCursor(source, t);
+    cursor.advance(low);
+    const scores = new Float64Array(high - low);
+    const touched = withTouched ? new Int32Array(high - low) : null;
+    const touchedCount = cursor.accumulate(high, 2, { low, lengths, normBase: 0.5, normPerTerm: 0.01, scores, eligible, rowids }, touched, 0);
+    for (let i = 100; i < 700; i++) {
+      const expected = slots[i] % 3 === 0 ? (2 * tfs[i]) / (tfs[i] + 0.5 + 0.01 * 90) : 0;
+      expect(scores[slots[i] - low]).toBeCloseTo(expected, 12);
+    }
+    if (touched) {
+      const offsets = [...touched.subarray(0, touchedCount)].sort((a, b) => a - b);
+      expect(offsets).toEqual(slots.slice(100, 700).filter((slot) => slot % 3 === 0).map((slot) => slot - low));
+    }
+    expect(cursor.slot).toBe(high);
+  }
 });

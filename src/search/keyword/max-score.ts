@@ -6,7 +6,7 @@
 // touched chunk looks up the non-essential terms (by skipping blocks) while it can still beat θ.
 // Common terms thus cost a few block decodes instead of their whole posting lists.
 import { lengthNorm, NORM_BASE, normPerTerm, termWeight, type KeywordHit, type KeywordStats } from "./bm25.ts";
-import { EXHAUSTED, PostingCursor } from "./posting-cursor.ts";
+import { EXHAUSTED, PostingCursor, type ScoreWindow } from "./posting-cursor.ts";
 import type { KeywordSegment } from "./segment.ts";
 import { TopK } from "../topk.ts";
 
@@ -97,31 +97,33 @@ export function maxScoreSearch(
   const { lengths, rowids } = segment;
   const best = new TopK(limit);
   const perTerm = normPerTerm(average);
-  let window = FIRST_WINDOW;
+  let windowSize = FIRST_WINDOW;
+  const window: ScoreWindow = { low: 0, lengths, normBase: NORM_BASE, normPerTerm: perTerm, scores, eligible, rowids };
   let essential = 0;
   for (;;) {
     while (essential < terms.length && prefix[essential] <= best.threshold) essential++;
     let low = EXHAUSTED;
     for (let e = essential; e < terms.length; e++) low = Math.min(low, terms[e].cursor.slot);
     if (low >= to) break;
-    const high = Math.min(low + window, to);
-    window = Math.min(window * 2, MAX_WINDOW);
+    const high = Math.min(low + windowSize, to);
+    windowSize = Math.min(windowSize * 2, MAX_WINDOW);
+    window.low = low;
 
     if (exhaustive) {
       // Every term is essential: the window's scores are summed densely and read back in slot order.
-      for (const { cursor, factor } of terms) cursor.accumulate(high, low, factor, lengths, NORM_BASE, perTerm, scores, null, 0);
+      for (const { cursor, factor } of terms) cursor.accumulate(high, factor, window, null, 0);
       for (let i = 0, size = high - low; i < size; i++) {
         const score = scores[i];
         if (score === 0) continue;
         scores[i] = 0;
-        if (!eligible || eligible[rowids[low + i]]) best.push(low + i, score);
+        best.push(low + i, score);
       }
       continue;
     }
     let touchedCount = 0;
     for (let e = essential; e < terms.length; e++) {
       const { cursor, factor } = terms[e];
-      touchedCount = cursor.accumulate(high, low, factor, lengths, NORM_BASE, perTerm, scores, touched, touchedCount);
+      touchedCount = cursor.accumulate(high, factor, window, touched, touchedCount);
     }
     // Non-essential cursors only move forward, so candidates must come in slot order when there are
     // such terms: a few are insertion-sorted, more are put in order through a bitmap of the window.
@@ -133,7 +135,6 @@ export function maxScoreSearch(
       const slot = low + i;
       let score = scores[i];
       scores[i] = 0;
-      if (eligible && !eligible[rowids[slot]]) continue;
       const threshold = best.threshold;
       let j = essential - 1;
       for (; j >= 0; j--) {
