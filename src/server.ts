@@ -10,7 +10,7 @@ import { sweepFileStore } from "./store/file-sweep.ts";
 import { AccountService } from "./accounts/service.ts";
 import { JwtIssuer } from "./accounts/jwt.ts";
 import { resolveJwtSecret } from "./accounts/jwt-secret.ts";
-import { loadModels } from "./models/load.ts";
+import { loadThreadedModels } from "./models/threaded-models.ts";
 import { Ingestion } from "./ingest/ingestion.ts";
 import type { AppContext } from "./http/context.ts";
 import { createApp } from "./http/app.ts";
@@ -55,11 +55,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   recoverSearchIndexes(db, config.dataDir);
   sweepFileStore(db, config.dataDir);
   const clock = options.clock ?? systemClock;
-  // No busy-waiting model threads here: between two query embeddings they took a core from the search
-  // threads (measured: 2.0 cores busy instead of 1.2 while one query a 5 ms was embedded). And a query,
-  // one short text, is embedded on one thread: splitting its operators cost CPU and gained no time
-  // (the default model: 2.47 ms of CPU a query on 2 threads, 1.87 on one; 1.73 and 1.67 ms elapsed).
-  const models = await loadModels({
+  // Each model runs on its own thread (models/threaded-models.ts), off the HTTP thread. No busy-waiting
+  // ONNX threads: between two query embeddings they took a core from the search threads (measured: 2.0
+  // cores busy instead of 1.2 while one query a 5 ms was embedded). And a query, one short text, is
+  // embedded on one ONNX thread: splitting its operators cost CPU and gained no time (the default model:
+  // 2.47 ms of CPU a query on 2 threads, 1.87 on one; 1.73 and 1.67 ms elapsed).
+  const models = await loadThreadedModels(config.dataDir, {
     modelsDir: config.modelsDir,
     embedModel: config.embedModel,
     rerankModel: config.rerankModel,

@@ -4,7 +4,7 @@ import type { Db } from "../store/db.ts";
 import type { Clock } from "../clock.ts";
 import type { AccountService } from "../accounts/service.ts";
 import type { FileStore } from "../store/files.ts";
-import type { LoadedModels } from "../models/types.ts";
+import type { SearchModels } from "../models/types.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 import type { RequestLogWriter } from "../store/request-log-writer.ts";
 import type { Ingestion } from "../ingest/ingestion.ts";
@@ -16,7 +16,7 @@ export interface AppContext {
   clock: Clock;
   accounts: AccountService;
   files: FileStore;
-  models: LoadedModels;
+  models: SearchModels;
   /** The ingestion queue and its workers; routes wake it after queuing a document. */
   ingest: Ingestion;
   version: string;

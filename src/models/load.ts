@@ -2,7 +2,7 @@
 // health endpoint and the startup banner.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Embedder, LoadedModels, ModelsDescription, Reranker } from "./types.ts";
+import type { LoadedModels, ModelsDescription, QueryEmbedder, Reranker } from "./types.ts";
 import { OnnxEmbedder } from "./onnx-embedder.ts";
 import { OnnxReranker } from "./onnx-reranker.ts";
 import { loadOrt } from "./onnx-runtime.ts";
@@ -57,16 +57,13 @@ async function loadFrom<T>(modelsDir: string, name: string, role: "Embedding" | 
 }
 
 export async function loadModels(opts: LoadModelsOptions): Promise<LoadedModels> {
-  const sessionOptions = { threads: opts.threads, spinning: opts.spinning };
   // Loaded first so that a runtime problem is not reported as a model folder problem.
   await loadOrt();
-  const embedder = await loadFrom(opts.modelsDir, opts.embedModel, "Embedding", (dir) =>
-    OnnxEmbedder.load(dir, { ...sessionOptions, threads: opts.embedThreads ?? opts.threads }),
-  );
+  const embedder = await loadEmbedder(opts);
   let reranker: Reranker | null = null;
   if (opts.rerankModel) {
     try {
-      reranker = await loadFrom(opts.modelsDir, opts.rerankModel, "Reranking", (dir) => OnnxReranker.load(dir, sessionOptions));
+      reranker = await loadReranker(opts);
     } catch (error) {
       await embedder.close();
       throw error;
@@ -75,7 +72,21 @@ export async function loadModels(opts: LoadModelsOptions): Promise<LoadedModels>
   return { embedder, reranker, description: describeModels(embedder, reranker, opts.modelsDir) };
 }
 
-export function describeModels(embedder: Embedder, reranker: Reranker | null, modelsDir: string): ModelsDescription {
+/** The embedding model of `opts`. */
+export async function loadEmbedder(opts: LoadModelsOptions): Promise<OnnxEmbedder> {
+  await loadOrt();
+  return loadFrom(opts.modelsDir, opts.embedModel, "Embedding", (dir) =>
+    OnnxEmbedder.load(dir, { threads: opts.embedThreads ?? opts.threads, spinning: opts.spinning }),
+  );
+}
+
+/** The reranking model of `opts` (its rerankModel must be set). */
+export async function loadReranker(opts: LoadModelsOptions): Promise<OnnxReranker> {
+  await loadOrt();
+  return loadFrom(opts.modelsDir, opts.rerankModel!, "Reranking", (dir) => OnnxReranker.load(dir, { threads: opts.threads, spinning: opts.spinning }));
+}
+
+export function describeModels(embedder: QueryEmbedder, reranker: Reranker | null, modelsDir: string): ModelsDescription {
   return {
     embedding: { id: embedder.id, dimension: embedder.dimension, max_tokens: embedder.maxTokens },
     reranker: reranker ? { id: reranker.id } : null,

@@ -29,12 +29,20 @@ export interface Reranker {
   close(): Promise<void>;
 }
 
-/** The models a running Quarry uses, as loaded from configuration (see load.ts). */
-export interface LoadedModels {
-  embedder: Embedder;
+/** What search needs of an embedder: queries are embedded, never chunked. */
+export type QueryEmbedder = Omit<Embedder, "countTokens">;
+
+/** The models search uses: loaded in this thread (load.ts) or on model threads (threaded-models.ts). */
+export interface SearchModels {
+  embedder: QueryEmbedder;
   reranker: Reranker | null;
   /** What health and the startup banner show. */
   description: ModelsDescription;
+}
+
+/** The models as loaded in this thread from configuration (see load.ts). */
+export interface LoadedModels extends SearchModels {
+  embedder: Embedder;
 }
 
 /** The models in use as GET /api/health shows them (the API's field names, hence snake_case). */

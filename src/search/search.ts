@@ -1,7 +1,7 @@
 // Search within one knowledge base (spec 4.4): retrieve by vector, keyword or both (fused), rerank the
 // best candidates when a reranker is installed, apply the score threshold, return top_k with metadata.
 import type { Db } from "../store/db.ts";
-import type { LoadedModels } from "../models/types.ts";
+import type { SearchModels } from "../models/types.ts";
 import { QuarryError } from "../errors.ts";
 import { parseJsonObject } from "../store/json.ts";
 import type { IndexCache } from "./index-cache.ts";
@@ -63,7 +63,7 @@ interface Candidate {
 
 export interface SearchDeps {
   db: Db;
-  models: LoadedModels;
+  models: SearchModels;
   rerankTimeoutMs: number;
   indexes: IndexCache;
 }

@@ -1,6 +1,7 @@
 // The HTTP thread's side of the index worker (index-worker.ts): starts it, nudges it when a knowledge
 // base piled up changes, hands each published segment to `onBuilt`, restarts the worker should it die.
 import type { FromIndexWorker, IndexWorkerSettings, ToIndexWorker } from "./index-worker-protocol.ts";
+import { stopWorker } from "../worker-stop.ts";
 
 export type SegmentBuilt = Extract<FromIndexWorker, { type: "built" }>;
 
@@ -45,17 +46,7 @@ export class SegmentBuilds {
     clearTimeout(this.restartTimer);
     const worker = this.worker;
     this.worker = null;
-    if (!worker) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, STOP_GRACE_MS);
-      worker.addEventListener("message", (event: MessageEvent<FromIndexWorker>) => {
-        if (event.data.type !== "stopped") return;
-        clearTimeout(timer);
-        resolve();
-      });
-      worker.postMessage({ type: "stop" } satisfies ToIndexWorker);
-    });
-    worker.terminate();
+    if (worker) await stopWorker(worker, { type: "stop" } satisfies ToIndexWorker, "stopped" satisfies FromIndexWorker["type"], STOP_GRACE_MS);
   }
 
   private send(message: ToIndexWorker): void {
