@@ -126,7 +126,9 @@ test("a scan of a few eligible chunks finds their exact top k, walking the mask 
     small.forEach((vector, i) => exact.set(ids[i], vector));
     const eligible = new Uint8Array(ids.at(-1)! + 1);
     const random = uniform(spacing);
-    for (const [i, rowid] of ids.entries()) if (random() < 0.05 || i % 250 === 0 || rowid % 4 === 3 || i === ids.length - 1) eligible[rowid] = 1;
+    // Runs of consecutive slots too (a document's chunks): at the first slot, across words, to the last rowid.
+    const inRun = (i: number) => i < 3 || (i >= 100 && i < 140) || i >= ids.length - 6;
+    for (const [i, rowid] of ids.entries()) if (random() < 0.05 || i % 250 === 0 || rowid % 4 === 3 || inRun(i)) eligible[rowid] = 1;
     const count = eligible.reduce((sum, mark) => sum + mark, 0);
     for (const query of queries.slice(0, 5)) {
       const expected = exact.search(query, eligible, 15).map((hit) => ({ rowid: hit.id, score: hit.score }));
