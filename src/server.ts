@@ -71,6 +71,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     ensureVectorTable(db, { id: models.embedder.id, dimension: models.embedder.dimension });
   } catch (error) {
     await models.embedder.close();
+    await models.reranker?.close();
     closeDatabase(db);
     throw error;
   }
