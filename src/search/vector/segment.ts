@@ -37,8 +37,8 @@ export interface SearchTuning {
 
 /**
  * Measured with scripts/bench/vector-segment.ts on 1M near-real vectors (14k real passages' embeddings,
- * each with ~70 noisy copies; real queries): recall@10 against exact float cosine 0.82 / 0.93 / 0.966 /
- * 0.978 visiting 2 / 5 / 10 / 20 % of the segment, p50 3.2 / 5.0 / 8.1 / 12.9 ms on one core.
+ * each with ~70 noisy copies; real queries): recall@10 against exact float cosine 0.848 / 0.93 / 0.968 /
+ * 0.986 visiting 2 / 5 / 10 / 20 % of the segment, p50 1.7 / 2.2 / 3.1 / 4.7 ms on one core.
  */
 export const SEARCH_TUNING: SearchTuning = { visitedShare: 0.1, minVisited: 20_000 };
 /** Candidates re-scored on the 8-bit codes: RERANK_FACTOR × limit, at least RERANK_MIN. */
