@@ -5,7 +5,7 @@
 import { threadKernels, type Kernels } from "./kernels.ts";
 
 /** Codes scored per kernel call (a multiple of the product-quantized code blocks, pq-blocks.ts). */
-const BATCH = 4096;
+export const BATCH = 4096;
 /**
  * Codes up to this long are copied by a loop, longer ones by set() (measured from random places of 64 MB:
  * 64-byte codes 212 ns by a loop, 286 by set(); 512-byte codes 628 and 173 ns).
@@ -21,8 +21,6 @@ export abstract class KernelScan {
   /** The queued indexes, in order (shared like the kernel's memory). */
   protected readonly indexes = queuedIndexes;
   protected pending = 0;
-  /** Codes scored per kernel call. */
-  protected readonly batch = BATCH;
   protected readonly source: Uint8Array;
   protected readonly scoresAt: number;
   protected readonly codesAt: number;

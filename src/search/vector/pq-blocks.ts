@@ -10,24 +10,30 @@ export function blockedLength(count: number, parts: number): number {
   return Math.ceil(count / PQ_BLOCK) * PQ_BLOCK * parts;
 }
 
+/** Where code `position`'s part 0 is; its part k is PQ_BLOCK × k bytes further. */
+function codeStart(position: number, parts: number): number {
+  const lane = position % PQ_BLOCK;
+  return (position - lane) * parts + lane;
+}
+
 /** Copies code `from` of blocked `source` to code `to` of blocked `target`, starting `targetOffset` bytes in. */
 export function copyBlockedCode(source: Uint8Array, from: number, target: Uint8Array, to: number, parts: number, targetOffset = 0): void {
-  let s = (from - (from % PQ_BLOCK)) * parts + (from % PQ_BLOCK);
-  let t = targetOffset + (to - (to % PQ_BLOCK)) * parts + (to % PQ_BLOCK);
+  let s = codeStart(from, parts);
+  let t = targetOffset + codeStart(to, parts);
   for (let part = 0; part < parts; part++, s += PQ_BLOCK, t += PQ_BLOCK) target[t] = source[s];
 }
 
 /** Stores `code` (`parts` bytes, one per part) as code `to` of blocked `target`. */
 export function setBlockedCode(target: Uint8Array, to: number, code: Uint8Array): void {
   const parts = code.length;
-  let t = (to - (to % PQ_BLOCK)) * parts + (to % PQ_BLOCK);
+  let t = codeStart(to, parts);
   for (let part = 0; part < parts; part++, t += PQ_BLOCK) target[t] = code[part];
 }
 
 /** Code `from` of blocked `source`, one byte per part. */
 export function blockedCode(source: Uint8Array, from: number, parts: number): Uint8Array {
   const code = new Uint8Array(parts);
-  let s = (from - (from % PQ_BLOCK)) * parts + (from % PQ_BLOCK);
+  let s = codeStart(from, parts);
   for (let part = 0; part < parts; part++, s += PQ_BLOCK) code[part] = source[s];
   return code;
 }

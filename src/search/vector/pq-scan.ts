@@ -1,7 +1,7 @@
 // One query's product-quantized scores (vector/pq.ts) computed by the WebAssembly kernel on codes in the
 // blocked layout (pq-blocks.ts), 16 at a time: a range is queued as the whole blocks it overlaps, its
 // lanes outside the range marked unused; a single code is copied into the next lane.
-import { KernelScan } from "./kernel-scan.ts";
+import { BATCH, KernelScan } from "./kernel-scan.ts";
 import { copyBlockedCode, PQ_BLOCK } from "./pq-blocks.ts";
 import { PQ_CENTROIDS } from "./pq.ts";
 import type { TopK } from "../topk.ts";
@@ -37,8 +37,8 @@ export class PqScan extends KernelScan {
     let block = Math.floor(from / PQ_BLOCK);
     const endBlock = Math.ceil(to / PQ_BLOCK);
     while (block < endBlock) {
-      if (this.pending === this.batch) this.flush();
-      const blocks = Math.min(endBlock - block, (this.batch - this.pending) / PQ_BLOCK);
+      if (this.pending === BATCH) this.flush();
+      const blocks = Math.min(endBlock - block, (BATCH - this.pending) / PQ_BLOCK);
       kernels.bytes.set(this.source.subarray(block * blockBytes, (block + blocks) * blockBytes), this.codesAt + (this.pending / PQ_BLOCK) * blockBytes);
       for (let position = block * PQ_BLOCK, end = position + blocks * PQ_BLOCK; position < end; position++) {
         indexes[this.pending++] = position >= from && position < to ? position : UNUSED;
@@ -49,7 +49,7 @@ export class PqScan extends KernelScan {
 
   /** Queues the code of position `index`. */
   override add(index: number): void {
-    if (this.pending === this.batch) this.flush();
+    if (this.pending === BATCH) this.flush();
     copyBlockedCode(this.source, index, this.kernels.bytes, this.pending, this.parts, this.codesAt);
     this.indexes[this.pending++] = index;
   }

@@ -71,26 +71,24 @@ export class ProductQuantizer {
    */
   lookupTable(query: Float32Array): Uint8Array {
     const d = this.subDimension;
-    const similarities = new Float64Array(CENTROIDS);
-    const lowest = new Float64Array(this.parts);
     const values = new Float64Array(this.parts * CENTROIDS);
+    const lowest = new Float64Array(this.parts).fill(Infinity);
     let widest = 0;
     for (let part = 0; part < this.parts; part++) {
-      for (let c = 0; c < CENTROIDS; c++) similarities[c] = dot(query, part * d, this.codebooks, (part * CENTROIDS + c) * d, d);
-      let low = Infinity;
-      let high = -Infinity;
-      for (const s of similarities) {
-        low = Math.min(low, s);
-        high = Math.max(high, s);
+      let highest = -Infinity;
+      for (let c = 0, i = part * CENTROIDS; c < CENTROIDS; c++, i++) {
+        values[i] = dot(query, part * d, this.codebooks, i * d, d);
+        lowest[part] = Math.min(lowest[part], values[i]);
+        highest = Math.max(highest, values[i]);
       }
-      lowest[part] = low;
-      widest = Math.max(widest, high - low);
-      values.set(similarities, part * CENTROIDS);
+      widest = Math.max(widest, highest - lowest[part]);
     }
     const top = Math.min(255, Math.floor(0xffff / this.parts));
     const perStep = widest > 0 ? top / widest : 0;
     const table = new Uint8Array(this.parts * CENTROIDS);
-    for (let i = 0; i < table.length; i++) table[i] = Math.round((values[i] - lowest[Math.floor(i / CENTROIDS)]) * perStep);
+    for (let part = 0; part < this.parts; part++) {
+      for (let i = part * CENTROIDS; i < (part + 1) * CENTROIDS; i++) table[i] = Math.round((values[i] - lowest[part]) * perStep);
+    }
     return table;
   }
 
