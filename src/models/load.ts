@@ -57,8 +57,6 @@ async function loadFrom<T>(modelsDir: string, name: string, role: "Embedding" | 
 }
 
 export async function loadModels(opts: LoadModelsOptions): Promise<LoadedModels> {
-  // Loaded first so that a runtime problem is not reported as a model folder problem.
-  await loadOrt();
   const embedder = await loadEmbedder(opts);
   let reranker: Reranker | null = null;
   if (opts.rerankModel) {
@@ -74,6 +72,7 @@ export async function loadModels(opts: LoadModelsOptions): Promise<LoadedModels>
 
 /** The embedding model of `opts`. */
 export async function loadEmbedder(opts: LoadModelsOptions): Promise<OnnxEmbedder> {
+  // The runtime first, so that a runtime problem is not reported as a model folder problem.
   await loadOrt();
   return loadFrom(opts.modelsDir, opts.embedModel, "Embedding", (dir) =>
     OnnxEmbedder.load(dir, { threads: opts.embedThreads ?? opts.threads, spinning: opts.spinning }),
