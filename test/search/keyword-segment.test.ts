@@ -70,7 +70,7 @@ test("the segment holds the chunks' statistics and removes its temporary files",
   expect(segment.documentFrequency("flow")).toBeGreaterThan(100);
 });
 
-test("pruned segment search returns the exhaustive top k, with and without an eligibility mask", () => {
+test("both search strategies, and the plan that picks between them, return the exact top k, with and without an eligibility mask", () => {
   const masks = [null, mask(0.3, 1), mask(0.01, 2)];
   let compared = 0;
   for (const query of queries) {
@@ -79,8 +79,9 @@ test("pruned segment search returns the exhaustive top k, with and without an el
       const reference = new Map(memory.search(weights, memory, eligible, all.length).map((hit) => [hit.rowid, hit.score]));
       for (const limit of [1, 10, 100]) {
         const expected = memory.search(weights, memory, eligible, limit);
-        expectSameHits(segment.search(weights, memory, eligible, limit), expected, reference);
-        expectSameHits(segment.search(weights, memory, eligible, limit, { exhaustive: true }), expected, reference);
+        for (const strategy of ["auto", "max-score", "dense-sum"] as const) {
+          expectSameHits(segment.search(weights, memory, eligible, limit, { strategy }), expected, reference);
+        }
         compared += expected.length;
       }
     }

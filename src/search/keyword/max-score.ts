@@ -5,29 +5,19 @@
 // walked. Chunks go by windows of slots: essential postings are summed into an accumulator, then each
 // touched chunk looks up the non-essential terms (by skipping blocks) while it can still beat θ.
 // Common terms thus cost a few block decodes instead of their whole posting lists.
-import { lengthNorm, NORM_BASE, normPerTerm, termWeight, type KeywordHit, type KeywordStats } from "./bm25.ts";
-import { EXHAUSTED, PostingCursor, type ScoreWindow } from "./posting-cursor.ts";
+import { lengthNorm, NORM_BASE, normPerTerm } from "./bm25.ts";
+import { EXHAUSTED, type ScoreWindow } from "./posting-cursor.ts";
+import { MAX_WINDOW, termCursors, WINDOW_SCORES, type SegmentSearchStrategy, type TermCursor } from "./term-cursors.ts";
 import type { KeywordSegment } from "./segment.ts";
 import { TopK } from "../topk.ts";
 
 /** Windows start small so θ rises early, then grow to amortize the per-window work. */
 const FIRST_WINDOW = 1024;
-const MAX_WINDOW = 16384;
 const SORT_AT_MOST = 32;
 /** Bounds are summed in another order than scores: a margin keeps rounding from pruning a true hit. */
 const BOUND_MARGIN = 1 + 1e-9;
 
-interface QueryTerm {
-  id: number;
-  term: string;
-  /** Query weight from queryTermWeights. */
-  weight: number;
-}
-
-interface ScoredTerm {
-  cursor: PostingCursor;
-  /** weight · idf · (k1 + 1): the contribution is factor · tf / (tf + norm). */
-  factor: number;
+interface ScoredTerm extends TermCursor {
   bound: number;
 }
 
@@ -41,8 +31,7 @@ function upperBound(segment: KeywordSegment, term: number, factor: number, avera
   return best;
 }
 
-/** Per-window accumulators, shared by all searches (they run synchronously); every score is reset to 0. */
-const scores = new Float64Array(MAX_WINDOW);
+const scores = WINDOW_SCORES;
 const touched = new Int32Array(MAX_WINDOW);
 const bits = new Int32Array(MAX_WINDOW / 32);
 
@@ -71,24 +60,10 @@ function insertionSort(values: Int32Array, count: number): void {
   }
 }
 
-export function maxScoreSearch(
-  segment: KeywordSegment,
-  query: QueryTerm[],
-  stats: KeywordStats,
-  eligible: Uint8Array | null,
-  limit: number,
-  exhaustive: boolean,
-  /** The slots searched: [from, to). */
-  [from, to]: [number, number] = [0, segment.chunkCount],
-): KeywordHit[] {
+export const maxScoreSearch: SegmentSearchStrategy = ({ segment, terms: query, stats, eligible, limit, range: [from, to] }) => {
   const average = stats.averageLength;
-  const terms: ScoredTerm[] = query
-    .map(({ id, term, weight }) => {
-      const factor = termWeight(weight, stats, term);
-      const cursor = new PostingCursor(segment, id);
-      cursor.advance(from);
-      return { cursor, factor, bound: exhaustive ? Infinity : upperBound(segment, id, factor, average) };
-    })
+  const terms: ScoredTerm[] = termCursors(segment, query, stats, from)
+    .map(({ id, cursor, factor }) => ({ id, cursor, factor, bound: upperBound(segment, id, factor, average) }))
     .sort((a, b) => a.bound - b.bound);
   // prefix[j]: the most terms 0…j can add together.
   const prefix = new Float64Array(terms.length);
@@ -109,17 +84,6 @@ export function maxScoreSearch(
     windowSize = Math.min(windowSize * 2, MAX_WINDOW);
     window.low = low;
 
-    if (exhaustive) {
-      // Every term is essential: the window's scores are summed densely and read back in slot order.
-      for (const { cursor, factor } of terms) cursor.accumulate(high, factor, window, null, 0);
-      for (let i = 0, size = high - low; i < size; i++) {
-        const score = scores[i];
-        if (score === 0) continue;
-        scores[i] = 0;
-        best.push(low + i, score);
-      }
-      continue;
-    }
     let touchedCount = 0;
     for (let e = essential; e < terms.length; e++) {
       const { cursor, factor } = terms[e];
@@ -147,4 +111,4 @@ export function maxScoreSearch(
     }
   }
   return best.sorted().map((hit) => ({ rowid: rowids[hit.id], score: hit.score }));
-}
+};
