@@ -7,7 +7,7 @@
 // Common terms thus cost a few block decodes instead of their whole posting lists.
 import { lengthNorm, NORM_BASE, normPerTerm } from "./bm25.ts";
 import { EXHAUSTED, type ScoreWindow } from "./posting-cursor.ts";
-import { MAX_WINDOW, termCursors, WINDOW_SCORES, type SegmentSearchStrategy, type TermCursor } from "./term-cursors.ts";
+import { MAX_WINDOW, scoreWindowMemory, termCursors, type SegmentSearchStrategy, type TermCursor } from "./term-cursors.ts";
 import type { KeywordSegment } from "./segment.ts";
 import { TopK } from "../topk.ts";
 
@@ -31,7 +31,6 @@ function upperBound(segment: KeywordSegment, term: number, factor: number, avera
   return best;
 }
 
-const scores = WINDOW_SCORES;
 const touched = new Int32Array(MAX_WINDOW);
 const bits = new Int32Array(MAX_WINDOW / 32);
 
@@ -70,6 +69,7 @@ export const maxScoreSearch: SegmentSearchStrategy = ({ segment, terms: query, s
   terms.forEach((term, j) => (prefix[j] = (j > 0 ? prefix[j - 1] : 0) + term.bound * BOUND_MARGIN));
 
   const { lengths, rowids } = segment;
+  const { scores } = scoreWindowMemory();
   const best = new TopK(limit);
   const perTerm = normPerTerm(average);
   let windowSize = FIRST_WINDOW;

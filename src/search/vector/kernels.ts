@@ -1,4 +1,4 @@
-// The WebAssembly vector kernels (kernels.wat), compiled once per thread on first use. Their inputs and
+// The WebAssembly search kernels (kernels.wat), compiled once per thread on first use. Their inputs and
 // outputs live in an instance's memory, which grows to the largest request and stays that size: one
 // instance per thread serves every scan (threadKernels), and data kept between searches gets its own.
 import { KERNELS_WASM } from "./kernels-wasm.ts";
@@ -15,6 +15,7 @@ export class Kernels {
   readonly pqBlockScores: (codes: number, blocks: number, parts: number, table: number, out: number) => void;
   readonly codeDots: (query: number, codes: number, count: number, dimension: number, out: number) => void;
   readonly floatDots: (query: number, rows: number, count: number, dimension: number, out: number) => void;
+  readonly firstAbove: (at: number, end: number, threshold: number) => number;
 
   constructor() {
     compiled ??= new WebAssembly.Module(Buffer.from(KERNELS_WASM, "base64"));
@@ -23,6 +24,7 @@ export class Kernels {
     this.pqBlockScores = exports.pqBlockScores as Kernels["pqBlockScores"];
     this.codeDots = exports.codeDots as Kernels["codeDots"];
     this.floatDots = exports.floatDots as Kernels["floatDots"];
+    this.firstAbove = exports.firstAbove as Kernels["firstAbove"];
     this.view();
   }
 

@@ -1,4 +1,4 @@
-;; Vector-search inner loops in WebAssembly (loaded by kernels.ts). `npm run build:kernels` compiles this
+;; Search inner loops in WebAssembly (loaded by kernels.ts): the vector scans', and the keyword window's read-back. `npm run build:kernels` compiles this
 ;; file into kernels-wasm.ts; test/search/vector-kernels.test.ts fails when that file is out of date.
 ;;
 ;; In JavaScript the same loops pay a bounds check and a load per value and run 2-3x slower under Bun.
@@ -143,4 +143,25 @@
         (local.set $out (i32.add (local.get $out) (i32.const 8)))
         (local.set $rows (local.get $r))
         (br $row))))
-)
+
+  ;; The first f64 in [at, end) (byte addresses, 8 apart) greater than `threshold`: its address, or `end`.
+  ;; Four values a step, compared two per register (keyword/dense-sum.ts reads a window of scores back
+  ;; with it: most are below the threshold, and JavaScript compared them one by one at twice the cost).
+  (func (export "firstAbove") (param $at i32) (param $end i32) (param $threshold f64) (result i32)
+    (local $t v128)
+    (local.set $t (f64x2.splat (local.get $threshold)))
+    (block $done
+      (loop $quads
+        (br_if $done (i32.gt_u (i32.add (local.get $at) (i32.const 32)) (local.get $end)))
+        (br_if $done (v128.any_true (v128.or
+          (f64x2.gt (v128.load align=8 (local.get $at)) (local.get $t))
+          (f64x2.gt (v128.load offset=16 align=8 (local.get $at)) (local.get $t)))))
+        (local.set $at (i32.add (local.get $at) (i32.const 32)))
+        (br $quads)))
+    (block $found
+      (loop $one
+        (br_if $found (i32.ge_u (local.get $at) (local.get $end)))
+        (br_if $found (f64.gt (f64.load (local.get $at)) (local.get $threshold)))
+        (local.set $at (i32.add (local.get $at) (i32.const 8)))
+        (br $one)))
+    (local.get $at)))
