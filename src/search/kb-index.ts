@@ -83,7 +83,7 @@ export class KbIndex {
     return this.documents.eligibility(predicate, filterKey);
   }
 
-  async keywordSearch(query: string, eligible: Uint8Array | null, limit: number): Promise<RowidHit[]> {
+  async keywordSearch(query: string, { mask: eligible, count: eligibleCount }: Eligibility, limit: number): Promise<RowidHit[]> {
     const weights = queryTermWeights(query);
     if (weights.size === 0) return [];
     const segment = this.segment;
@@ -97,7 +97,8 @@ export class KbIndex {
     const stats: KeywordStats = { chunkCount, averageLength, documentFrequency: (term) => documentFrequencies.get(term) ?? 0 };
     const fromDelta = delta.search(weights, stats, eligible, limit);
     if (!segment) return fromDelta;
-    const keywordQuery = { terms: [...weights], chunkCount, averageLength, documentFrequencies: [...documentFrequencies] };
+    const eligibleShare = eligible ? eligibleCount / chunkCount : 1;
+    const keywordQuery = { terms: [...weights], chunkCount, averageLength, documentFrequencies: [...documentFrequencies], eligibleShare };
     const fromSegment = await this.searcher.keyword(segment.keywordDir, keywordQuery, this.segmentMask(eligible), limit);
     return mergeHits([fromSegment, fromDelta], limit);
   }

@@ -10,6 +10,8 @@ export interface KeywordQuery {
   averageLength: number;
   /** Each query term's document frequency across segment and delta. */
   documentFrequencies: [string, number][];
+  /** The share of the knowledge base's chunks that the search's filter admits (1 without one). */
+  eligibleShare: number;
 }
 
 export type ToSearchThread =

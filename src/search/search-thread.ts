@@ -31,7 +31,7 @@ function keywordSegment(dir: string): KeywordSegment {
 function keywordSearch(dir: string, query: KeywordQuery, eligible: Uint8Array | null, limit: number, shard: Shard): RowidHit[] {
   const frequencies = new Map(query.documentFrequencies);
   const stats = { chunkCount: query.chunkCount, averageLength: query.averageLength, documentFrequency: (term: string) => frequencies.get(term) ?? 0 };
-  return keywordSegment(dir).search(new Map(query.terms), stats, eligible, limit, { shard });
+  return keywordSegment(dir).search(new Map(query.terms), stats, eligible, limit, { shard, eligibleShare: query.eligibleShare });
 }
 
 function post(message: FromSearchThread): void {

@@ -85,7 +85,7 @@ export class SearchService {
     const scope = index.eligibility(predicate, request.filter ? JSON.stringify(request.filter) : undefined);
     usage.chunks_searched = scope.count;
     const keywordSide: Promise<RowidHit[]> =
-      request.mode === "vector" ? Promise.resolve([]) : index.keywordSearch(request.keywordQuery ?? request.query, scope.mask, sideDepth);
+      request.mode === "vector" ? Promise.resolve([]) : index.keywordSearch(request.keywordQuery ?? request.query, scope, sideDepth);
     const vectorSide: Promise<RowidHit[]> =
       request.mode === "keyword"
         ? Promise.resolve([])
