@@ -1,11 +1,11 @@
-// `npm run build:kernels`: compiles src/search/vector/kernels.wat with wabt (the WebAssembly project's
-// own tools) into src/search/vector/kernels-wasm.ts, the module's bytes in base64, which every runtime
+// `npm run build:kernels`: compiles src/search/kernels/kernels.wat with wabt (the WebAssembly project's
+// own tools) into src/search/kernels/kernels-wasm.ts, the module's bytes in base64, which every runtime
 // Quarry has (Bun, the compiled binary, its worker threads) imports like any other source file.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import initWabt from "wabt";
 
-const dir = resolve(import.meta.dir, "..", "src", "search", "vector");
+const dir = resolve(import.meta.dir, "..", "src", "search", "kernels");
 const KERNELS_SOURCE = join(dir, "kernels.wat");
 export const KERNELS_MODULE = join(dir, "kernels-wasm.ts");
 

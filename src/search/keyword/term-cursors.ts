@@ -3,7 +3,7 @@
 import { termWeight, type KeywordHit, type KeywordStats } from "./bm25.ts";
 import { PostingCursor } from "./posting-cursor.ts";
 import type { KeywordSegment } from "./segment.ts";
-import { Kernels } from "../vector/kernels.ts";
+import { Kernels } from "../kernels/kernels.ts";
 
 export interface QueryTerm {
   id: number;

@@ -1,8 +1,8 @@
-// Scoring many codes of a segment with a WebAssembly kernel (kernels.ts): indexes are queued, their codes
+// Scoring many codes of a segment with a WebAssembly kernel (search/kernels): indexes are queued, their codes
 // copied into the kernel's memory, and each full batch (and each flush) scored in one call. The memory
 // holds, from 0: the query's part (a table, a vector), the batch's scores, the batch's codes. One scan
 // per thread may be in use at a time: they share that memory.
-import { threadKernels, type Kernels } from "./kernels.ts";
+import { threadKernels, type Kernels } from "../kernels/kernels.ts";
 
 /** Codes scored per kernel call (a multiple of the product-quantized code blocks, pq-blocks.ts). */
 export const BATCH = 4096;

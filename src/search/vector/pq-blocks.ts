@@ -1,6 +1,6 @@
 // The layout of a segment's product-quantized codes (format 4): list positions in blocks of PQ_BLOCK, and
 // within a block part-major, so that one 16-byte load holds one part of 16 codes, which is what the
-// kernel's table lookups take (kernels.wat pqBlockScores). Position p's byte of part k is at
+// kernel's table lookups take (kernels/kernels.wat pqBlockScores). Position p's byte of part k is at
 // ((p / 16) × parts + k) × 16 + p % 16; the last block is padded to 16 codes.
 
 export const PQ_BLOCK = 16;

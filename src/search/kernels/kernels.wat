@@ -1,5 +1,5 @@
 ;; Search inner loops in WebAssembly (loaded by kernels.ts): the vector scans', and the keyword window's read-back. `npm run build:kernels` compiles this
-;; file into kernels-wasm.ts; test/search/vector-kernels.test.ts fails when that file is out of date.
+;; file into kernels-wasm.ts; test/search/kernels.test.ts fails when that file is out of date.
 ;;
 ;; In JavaScript the same loops pay a bounds check and a load per value and run 2-3x slower under Bun.
 (module

@@ -1,4 +1,4 @@
-// The WebAssembly vector kernels (src/search/vector/kernels.wat): the embedded module is the one the
+// The WebAssembly search kernels (src/search/kernels/kernels.wat): the embedded module is the one the
 // source compiles to; product-quantized scores are the sums of blocked codes' table bytes, 8-bit code scores
 // are bit for bit codeCosine's, at dimensions with and without a remainder mod 4, for single codes and
 // ranges, across more than one batch; the hits kept are the same as pushing every score; lists are
@@ -9,7 +9,7 @@ import { KERNELS_MODULE, kernelsModule } from "../../scripts/build-kernels.ts";
 import { CodeScan } from "../../src/search/vector/code-scan.ts";
 import { codeCosine } from "../../src/search/vector/int8-codes.ts";
 import { dot } from "../../src/search/vector/k-means.ts";
-import { Kernels } from "../../src/search/vector/kernels.ts";
+import { Kernels } from "../../src/search/kernels/kernels.ts";
 import { ListRanker } from "../../src/search/vector/list-ranker.ts";
 import { blockedLength, PQ_BLOCK, setBlockedCode } from "../../src/search/vector/pq-blocks.ts";
 import { PQ_CENTROIDS, ProductQuantizer } from "../../src/search/vector/pq.ts";
