@@ -1,3 +1,5 @@
+import type { TopK } from "./topk.ts";
+
 /** A chunk found by a search side, by its rowid, with that side's raw score (higher is better). */
 export interface RowidHit {
   rowid: number;
@@ -10,4 +12,9 @@ export function mergeHits(lists: RowidHit[][], limit: number): RowidHit[] {
     .flat()
     .sort((a, b) => b.score - a.score || a.rowid - b.rowid)
     .slice(0, limit);
+}
+
+/** The hits `best` holds, best first: its ids are slots of a segment, whose rowids are `rowids[slot]`. */
+export function hitsBySlot(best: TopK, rowids: ArrayLike<number>): RowidHit[] {
+  return best.sorted().map((hit) => ({ rowid: rowids[hit.id], score: hit.score }));
 }

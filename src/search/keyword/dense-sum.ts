@@ -7,6 +7,7 @@ import { NORM_BASE, normPerTerm } from "./bm25.ts";
 import type { ScoreWindow } from "./posting-cursor.ts";
 import { MAX_WINDOW, scoreWindowMemory, termCursors, type SegmentSearchStrategy } from "./term-cursors.ts";
 import { TopK } from "../topk.ts";
+import { hitsBySlot } from "../rowid-hit.ts";
 
 export const denseSumSearch: SegmentSearchStrategy = ({ segment, terms: query, stats, eligible, limit, range: [from, to] }) => {
   const terms = termCursors(segment, query, stats, from);
@@ -33,5 +34,5 @@ export const denseSumSearch: SegmentSearchStrategy = ({ segment, terms: query, s
     }
     scores.fill(0, 0, size);
   }
-  return best.sorted().map((hit) => ({ rowid: rowids[hit.id], score: hit.score }));
+  return hitsBySlot(best, rowids);
 };

@@ -10,6 +10,7 @@ import { EXHAUSTED, type ScoreWindow } from "./posting-cursor.ts";
 import { MAX_WINDOW, scoreWindowMemory, termCursors, type SegmentSearchStrategy, type TermCursor } from "./term-cursors.ts";
 import type { KeywordSegment } from "./segment.ts";
 import { TopK } from "../topk.ts";
+import { hitsBySlot } from "../rowid-hit.ts";
 
 /** Windows start small so θ rises early, then grow to amortize the per-window work. */
 const FIRST_WINDOW = 1024;
@@ -110,5 +111,5 @@ export const maxScoreSearch: SegmentSearchStrategy = ({ segment, terms: query, s
       if (j < 0) best.push(slot, score);
     }
   }
-  return best.sorted().map((hit) => ({ rowid: rowids[hit.id], score: hit.score }));
+  return hitsBySlot(best, rowids);
 };

@@ -7,6 +7,7 @@ import { decodeHeader, KEYWORD_SEGMENT_FILE, type Section, type SegmentHeader } 
 import type { PostingSource } from "./posting-cursor.ts";
 import { maxScoreSearch } from "./max-score.ts";
 import { denseSumSearch } from "./dense-sum.ts";
+import type { QueryTerm } from "./term-cursors.ts";
 import { shardRange, WHOLE, type Shard } from "../shard.ts";
 
 const utf8 = new TextEncoder();
@@ -131,7 +132,7 @@ export class KeywordSegment implements PostingSource {
     { strategy = "auto", shard = WHOLE, eligibleShare = 1 }: { strategy?: KeywordStrategy; shard?: Shard; eligibleShare?: number } = {},
   ): KeywordHit[] {
     if (limit <= 0 || this.chunkCount === 0) return [];
-    const terms: { id: number; weight: number; term: string }[] = [];
+    const terms: QueryTerm[] = [];
     for (const [term, weight] of weights) {
       const id = this.termId(term);
       if (id >= 0) terms.push({ id, weight, term });

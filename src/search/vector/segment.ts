@@ -13,6 +13,7 @@
 // in-memory VectorIndex scores (vector/int8-codes.ts), so the two can be merged.
 import { join } from "node:path";
 import { TopK } from "../topk.ts";
+import { hitsBySlot } from "../rowid-hit.ts";
 import type { CoarseQuantizer } from "./ivf.ts";
 import { ListRanker } from "./list-ranker.ts";
 import { CodeScan } from "./code-scan.ts";
@@ -159,7 +160,7 @@ export class VectorSegment {
     const exact = new CodeScan(query, this.codes, this.scales, best);
     approximate.forEachId((slot) => exact.add(slot));
     exact.flush();
-    return this.toHits(best);
+    return hitsBySlot(best, this.rowids);
   }
 
   /** Scores every (eligible) chunk of the shard on its codes. */
@@ -172,7 +173,7 @@ export class VectorSegment {
     else if (from < to && rowids[to - 1] - rowids[from] < MASK_WALK_WITHIN * (to - from)) this.addMarked(exact, eligible, from, to);
     else for (let slot = from; slot < to; slot++) if (eligible[rowids[slot]] === 1) exact.add(slot);
     exact.flush();
-    return this.toHits(best);
+    return hitsBySlot(best, this.rowids);
   }
 
   /**
@@ -205,10 +206,6 @@ export class VectorSegment {
       runEnd = slot + 1;
     }
     exact.addRange(runStart, runEnd);
-  }
-
-  private toHits(best: TopK): SegmentHit[] {
-    return best.sorted().map((hit) => ({ rowid: this.rowids[hit.id], score: hit.score }));
   }
 }
 
