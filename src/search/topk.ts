@@ -46,8 +46,8 @@ export class TopK {
   }
 
   /** The ids held, in no particular order (the same order for the same pushes). */
-  forEachId(visit: (id: number) => void): void {
-    for (let i = 0; i < this.size; i++) visit(this.ids[i]);
+  heldIds(): Float64Array {
+    return this.ids.slice(0, this.size);
   }
 
   /** Best first; ties keep the smaller id first so results are deterministic. */

@@ -158,7 +158,7 @@ export class VectorSegment {
     }
     const best = new TopK(limit);
     const exact = new CodeScan(query, this.codes, this.scales, best);
-    approximate.forEachId((slot) => exact.add(slot));
+    exact.addEach(approximate.heldIds());
     exact.flush();
     return hitsBySlot(best, this.rowids);
   }
