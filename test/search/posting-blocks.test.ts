@@ -6,6 +6,7 @@ import { expect, test } from "bun:test";
 import { PostingEncoder } from "../../src/search/keyword/posting-encoder.ts";
 import { EXHAUSTED, PostingCursor, type PostingSource } from "../../src/search/keyword/posting-cursor.ts";
 import { MAX_TF } from "../../src/search/keyword/segment-format.ts";
+import { MAX_WINDOW, scoreWindowMemory } from "../../src/search/keyword/score-window.ts";
 import { uniform } from "../../scripts/seeded-random.ts";
 
 const SLOTS = 1 << 22;
@@ -40,6 +41,9 @@ const terms: Term[] = [
   term(200, 20_000, () => 1),
   { slots: [0, SLOTS - 1], tfs: [MAX_TF, 1] },
   term(129, 3_000_000, () => 1 + Math.floor(random() * 300)),
+  // Dense enough for whole blocks inside one window of the dense sum: 16-bit tfs, 7-bit gaps.
+  term(3000, 4, () => 1 + Math.floor(random() * MAX_TF)),
+  term(2000, 100, () => 1 + Math.floor(random() * 300)),
 ];
 
 function encode(): PostingSource {
@@ -107,21 +111,34 @@ test("a cursor advanced to random targets stops at the first posting at or after
   });
 });
 
-test("accumulating a window adds each posting's contribution to its slot", () => {
-  const t = 4;
-  const { slots, tfs } = terms[t];
-  const cursor = new PostingCursor(source, t);
-  const low = slots[100];
-  const high = slots[700];
-  cursor.advance(low);
-  const scores = new Float64Array(high - low);
-  const lengths = new Uint32Array(SLOTS).fill(90);
-  cursor.accumulate(high, 2, { low, lengths, normBase: 0.5, normPerTerm: 0.01, scores, eligible: null, rowids: new Uint32Array(0) }, null, 0);
-  for (let i = 100; i < 700; i++) expect(scores[slots[i] - low]).toBeCloseTo((2 * tfs[i]) / (tfs[i] + 0.5 + 0.01 * 90), 12);
-  expect(cursor.slot).toBe(high);
+test("summing windows (the dense sum) adds each posting's contribution to its slot exactly, whole blocks in the kernel", () => {
+  const window = scoreWindowMemory();
+  window.lengths = Uint32Array.from({ length: SLOTS }, (_, slot) => 50 + (slot % 97));
+  window.normBase = 0.25;
+  window.normPerTerm = 0.75 / 93;
+  const factor = 2.5;
+  terms.forEach(({ slots, tfs }, t) => {
+    const cursor = new PostingCursor(source, t);
+    let next = 0;
+    while (cursor.slot !== EXHAUSTED) {
+      const low = cursor.slot;
+      const high = Math.min(low + MAX_WINDOW, SLOTS);
+      window.moveWindow(low, high);
+      cursor.sum(high, factor, window);
+      for (; next < slots.length && slots[next] < high; next++) {
+        const tf = Math.min(tfs[next], MAX_TF);
+        const expected = (factor * tf) / (tf + (window.normBase + window.normPerTerm * window.lengths[slots[next]]));
+        expect(window.scores[slots[next] - low]).toBe(expected);
+        window.scores[slots[next] - low] = 0;
+      }
+      expect(window.scores.subarray(0, high - low).every((score) => score === 0)).toBe(true);
+      expect(cursor.slot).toBe(next < slots.length ? slots[next] : EXHAUSTED);
+    }
+    expect(next).toBe(slots.length);
+  });
 });
 
-test("under a filter, only eligible chunks' postings are added, both with and without touched offsets", () => {
+test("under a filter, MaxScore's accumulation adds only eligible chunks' postings and notes their offsets", () => {
   const t = 4;
   const { slots, tfs } = terms[t];
   const low = slots[100];
@@ -130,20 +147,16 @@ test("under a filter, only eligible chunks' postings are added, both with and wi
   const rowids = Uint32Array.from({ length: SLOTS }, (_, slot) => slot + 1000);
   const eligible = new Uint8Array(SLOTS + 1000).map((_, rowid) => (rowid >= 1000 && (rowid - 1000) % 3 === 0 ? 1 : 0));
   const lengths = new Uint32Array(SLOTS).fill(90);
-  for (const withTouched of [false, true]) {
-    const cursor = new PostingCursor(source, t);
-    cursor.advance(low);
-    const scores = new Float64Array(high - low);
-    const touched = withTouched ? new Int32Array(high - low) : null;
-    const touchedCount = cursor.accumulate(high, 2, { low, lengths, normBase: 0.5, normPerTerm: 0.01, scores, eligible, rowids }, touched, 0);
-    for (let i = 100; i < 700; i++) {
-      const expected = slots[i] % 3 === 0 ? (2 * tfs[i]) / (tfs[i] + 0.5 + 0.01 * 90) : 0;
-      expect(scores[slots[i] - low]).toBeCloseTo(expected, 12);
-    }
-    if (touched) {
-      const offsets = [...touched.subarray(0, touchedCount)].sort((a, b) => a - b);
-      expect(offsets).toEqual(slots.slice(100, 700).filter((slot) => slot % 3 === 0).map((slot) => slot - low));
-    }
-    expect(cursor.slot).toBe(high);
+  const cursor = new PostingCursor(source, t);
+  cursor.advance(low);
+  const scores = new Float64Array(high - low);
+  const touched = new Int32Array(high - low);
+  const touchedCount = cursor.accumulate(high, 2, { low, lengths, normBase: 0.5, normPerTerm: 0.01, scores, eligible, rowids }, touched, 0);
+  for (let i = 100; i < 700; i++) {
+    const expected = slots[i] % 3 === 0 ? (2 * tfs[i]) / (tfs[i] + 0.5 + 0.01 * 90) : 0;
+    expect(scores[slots[i] - low]).toBeCloseTo(expected, 12);
   }
+  const offsets = [...touched.subarray(0, touchedCount)].sort((a, b) => a - b);
+  expect(offsets).toEqual(slots.slice(100, 700).filter((slot) => slot % 3 === 0).map((slot) => slot - low));
+  expect(cursor.slot).toBe(high);
 });

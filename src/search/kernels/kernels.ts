@@ -17,6 +17,17 @@ export class Kernels {
   readonly codeDots: (query: number, codes: number, count: number, dimension: number, out: number) => void;
   readonly floatDots: (query: number, rows: number, count: number, dimension: number, out: number) => void;
   readonly firstAbove: (at: number, end: number, threshold: number) => number;
+  readonly sumPostingBlocks: (
+    at: number,
+    blocks: number,
+    lastCount: number,
+    slot: number,
+    low: number,
+    lengths: number,
+    factor: number,
+    normBase: number,
+    normPerTerm: number,
+  ) => void;
 
   constructor() {
     compiled ??= new WebAssembly.Module(Buffer.from(KERNELS_WASM, "base64"));
@@ -26,6 +37,7 @@ export class Kernels {
     this.codeDots = exports.codeDots as Kernels["codeDots"];
     this.floatDots = exports.floatDots as Kernels["floatDots"];
     this.firstAbove = exports.firstAbove as Kernels["firstAbove"];
+    this.sumPostingBlocks = exports.sumPostingBlocks as Kernels["sumPostingBlocks"];
     this.view();
   }
 

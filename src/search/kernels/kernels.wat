@@ -1,5 +1,6 @@
-;; Search inner loops in WebAssembly (loaded by kernels.ts): the vector scans', and the keyword window's read-back. `npm run build:kernels` compiles this
-;; file into kernels-wasm.ts; test/search/kernels.test.ts fails when that file is out of date.
+;; Search inner loops in WebAssembly (loaded by kernels.ts): the vector scans', and the keyword dense sum's
+;; (summing posting blocks, reading the window back). `npm run build:kernels` compiles this file into
+;; kernels-wasm.ts; test/search/kernels.test.ts fails when that file is out of date.
 ;;
 ;; In JavaScript the same loops pay a bounds check and a load per value and run 2-3x slower under Bun.
 (module
@@ -164,4 +165,57 @@
         (br_if $found (f64.gt (f64.load (local.get $at)) (local.get $threshold)))
         (local.set $at (i32.add (local.get $at) (i32.const 8)))
         (br $one)))
-    (local.get $at)))
+    (local.get $at))
+
+  ;; BM25 contributions of `blocks` consecutive posting blocks of one term (keyword/segment-format.ts),
+  ;; stored from `at`, added into a window of scores: the f64 at byte 8 × (slot - low), from address 0.
+  ;; Each block holds 128 postings but the last, which holds `lastCount`; `slot` is the slot before the
+  ;; first block's first (its first gap counts from it); the window's chunk lengths are u32 from
+  ;; `lengths`, by slot - low. A posting adds factor * tf / (tf + (normBase + normPerTerm * length)),
+  ;; bit for bit what posting-cursor.ts computes. A packed value is read with the word after it (i64.load)
+  ;; and shifted down.
+  (func (export "sumPostingBlocks") (param $at i32) (param $blocks i32) (param $lastCount i32) (param $slot i32)
+    (param $low i32) (param $lengths i32) (param $factor f64) (param $normBase f64) (param $normPerTerm f64)
+    (local $count i32) (local $gapBits i32) (local $tfBits i32) (local $gapMask i64) (local $tfMask i64)
+    (local $gapBit i32) (local $tfBit i32) (local $tfsAt i32) (local $i i32) (local $offset i32) (local $tf f64)
+    (block $done
+      (loop $block
+        (br_if $done (i32.eqz (local.get $blocks)))
+        (local.set $blocks (i32.sub (local.get $blocks) (i32.const 1)))
+        (local.set $count (select (local.get $lastCount) (i32.const 128) (i32.eqz (local.get $blocks))))
+        (local.set $gapBits (i32.and (i32.load (local.get $at)) (i32.const 255)))
+        (local.set $tfBits (i32.shr_u (i32.load (local.get $at)) (i32.const 8)))
+        (local.set $gapMask (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (local.get $gapBits))) (i64.const 1)))
+        (local.set $tfMask (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (local.get $tfBits))) (i64.const 1)))
+        (local.set $at (i32.add (local.get $at) (i32.const 4)))
+        ;; The tfs follow the gaps, padded to a whole word.
+        (local.set $tfsAt (i32.add (local.get $at)
+          (i32.shl (i32.shr_u (i32.add (i32.mul (local.get $count) (local.get $gapBits)) (i32.const 31)) (i32.const 5)) (i32.const 2))))
+        (local.set $gapBit (i32.const 0))
+        (local.set $tfBit (i32.const 0))
+        (local.set $i (i32.const 0))
+        (loop $posting
+          (local.set $slot (i32.add (i32.add (local.get $slot) (i32.const 1))
+            (i32.wrap_i64 (i64.and (local.get $gapMask)
+              (i64.shr_u
+                (i64.load align=4 (i32.add (local.get $at) (i32.shl (i32.shr_u (local.get $gapBit) (i32.const 5)) (i32.const 2))))
+                (i64.extend_i32_u (i32.and (local.get $gapBit) (i32.const 31))))))))
+          (local.set $gapBit (i32.add (local.get $gapBit) (local.get $gapBits)))
+          (local.set $tf (f64.convert_i32_u (i32.add (i32.const 1)
+            (i32.wrap_i64 (i64.and (local.get $tfMask)
+              (i64.shr_u
+                (i64.load align=4 (i32.add (local.get $tfsAt) (i32.shl (i32.shr_u (local.get $tfBit) (i32.const 5)) (i32.const 2))))
+                (i64.extend_i32_u (i32.and (local.get $tfBit) (i32.const 31)))))))))
+          (local.set $tfBit (i32.add (local.get $tfBit) (local.get $tfBits)))
+          (local.set $offset (i32.sub (local.get $slot) (local.get $low)))
+          (f64.store (i32.shl (local.get $offset) (i32.const 3))
+            (f64.add (f64.load (i32.shl (local.get $offset) (i32.const 3)))
+              (f64.div (f64.mul (local.get $factor) (local.get $tf))
+                (f64.add (local.get $tf)
+                  (f64.add (local.get $normBase)
+                    (f64.mul (local.get $normPerTerm)
+                      (f64.convert_i32_u (i32.load (i32.add (local.get $lengths) (i32.shl (local.get $offset) (i32.const 2)))))))))))
+          (br_if $posting (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $count))))
+        (local.set $at (i32.add (local.get $tfsAt)
+          (i32.shl (i32.shr_u (i32.add (i32.mul (local.get $count) (local.get $tfBits)) (i32.const 31)) (i32.const 5)) (i32.const 2))))
+        (br $block)))))

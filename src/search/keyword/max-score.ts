@@ -7,7 +7,8 @@
 // Common terms thus cost a few block decodes instead of their whole posting lists.
 import { lengthNorm, NORM_BASE, normPerTerm } from "./bm25.ts";
 import { EXHAUSTED, type ScoreWindow } from "./posting-cursor.ts";
-import { MAX_WINDOW, scoreWindowMemory, termCursors, type SegmentSearchStrategy, type TermCursor } from "./term-cursors.ts";
+import { termCursors, type SegmentSearchStrategy, type TermCursor } from "./term-cursors.ts";
+import { MAX_WINDOW, scoreWindowMemory } from "./score-window.ts";
 import type { KeywordSegment } from "./segment.ts";
 import { TopK } from "../topk.ts";
 import { hitsBySlot } from "../rowid-hit.ts";

@@ -1,0 +1,62 @@
+// The window of scores both keyword strategies (max-score.ts, dense-sum.ts) sum into, in the memory of a
+// WebAssembly kernel instance, so that the dense sum can hand whole posting blocks to the kernel
+// (kernels.wat sumPostingBlocks) and read the window back with it (firstAbove). Memory, from 0: the
+// scores (f64 by slot − low), the window's chunk lengths (u32), then the posting blocks being summed.
+import { Kernels } from "../kernels/kernels.ts";
+import { BLOCK_SIZE } from "./segment-format.ts";
+import type { PostingSource } from "./posting-cursor.ts";
+
+/** The most slots a window of scores covers. */
+export const MAX_WINDOW = 16384;
+
+const LENGTHS_AT = MAX_WINDOW * Float64Array.BYTES_PER_ELEMENT;
+const BLOCKS_AT = LENGTHS_AT + MAX_WINDOW * Uint32Array.BYTES_PER_ELEMENT;
+/**
+ * A term's blocks inside one window hold at most MAX_WINDOW postings, so at most MAX_WINDOW / BLOCK_SIZE
+ * blocks of a header word and at most 8 bytes a posting; the kernel reads a word past the last.
+ */
+const BLOCKS_ROOM = (MAX_WINDOW / BLOCK_SIZE) * (4 + BLOCK_SIZE * 8) + 8;
+
+export class ScoreWindowMemory {
+  readonly kernels = new Kernels();
+  /** Every score is 0 between searches: whoever adds to one resets it. */
+  readonly scores: Float64Array;
+  /** The dense sum's window (dense-sum.ts): its first slot, the segment's chunk lengths, the BM25 norm. */
+  low = 0;
+  lengths: Uint32Array = new Uint32Array(0);
+  normBase = 0;
+  normPerTerm = 0;
+  private readonly windowLengths: Uint32Array;
+
+  constructor() {
+    this.kernels.reserve(BLOCKS_AT + BLOCKS_ROOM);
+    this.scores = new Float64Array(this.kernels.bytes.buffer, 0, MAX_WINDOW);
+    this.windowLengths = new Uint32Array(this.kernels.bytes.buffer, LENGTHS_AT, MAX_WINDOW);
+  }
+
+  /** Moves the dense sum's window to the slots [low, high), copying their chunks' lengths in for sumBlocks. */
+  moveWindow(low: number, high: number): void {
+    this.low = low;
+    this.windowLengths.set(this.lengths.subarray(low, high));
+  }
+
+  /**
+   * Adds the contributions of a term's blocks [first, last], all inside the window, to the scores:
+   * `lastCount` postings in the last (BLOCK_SIZE in the others), the first's gaps counting from
+   * `slotBefore`. Their bytes are copied in (a term's blocks are consecutive in the file).
+   */
+  sumBlocks(source: PostingSource, first: number, last: number, lastCount: number, slotBefore: number, factor: number): void {
+    const words = source.postingWords;
+    const from = source.blockOffset[first];
+    const to = last + 1 < source.blockOffset.length ? source.blockOffset[last + 1] : words.byteLength;
+    this.kernels.bytes.set(new Uint8Array(words.buffer, words.byteOffset + from, to - from), BLOCKS_AT);
+    this.kernels.sumPostingBlocks(BLOCKS_AT, last - first + 1, lastCount, slotBefore, this.low, LENGTHS_AT, factor, this.normBase, this.normPerTerm);
+  }
+}
+
+let memory: ScoreWindowMemory | null = null;
+
+/** This thread's window of scores, made at its first keyword search. */
+export function scoreWindowMemory(): ScoreWindowMemory {
+  return (memory ??= new ScoreWindowMemory());
+}
