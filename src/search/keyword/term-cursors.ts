@@ -1,5 +1,5 @@
 // What both keyword search strategies (max-score.ts, dense-sum.ts) start from: a cursor on each query
-// term's postings with the term's BM25 factor, and the window of scores they sum into.
+// term's postings with the term's BM25 factor. The window of scores they sum into is score-window.ts.
 import { termWeight, type KeywordHit, type KeywordStats } from "./bm25.ts";
 import { PostingCursor } from "./posting-cursor.ts";
 import type { KeywordSegment } from "./segment.ts";
