@@ -1,7 +1,7 @@
-// The WebAssembly search kernels (kernels.wat): the vector scans' inner loops and the keyword window's
-// read-back, compiled once per thread on first use. Their inputs and outputs live in an instance's memory,
-// which grows to the largest request and stays that size: one instance per thread serves every scan
-// (threadKernels), and data kept between searches gets its own.
+// The WebAssembly search kernels (kernels.wat): the vector scans' inner loops and the keyword dense sum's
+// (summing posting blocks, reading the window back), compiled once per thread on first use. Their inputs
+// and outputs live in an instance's memory, which grows to the largest request and stays that size: one
+// instance per thread serves every scan (threadKernels), and data kept between searches gets its own.
 import { KERNELS_WASM } from "./kernels-wasm.ts";
 
 const PAGE = 65536;

@@ -24,6 +24,8 @@ export abstract class KernelScan {
   protected readonly source: Uint8Array;
   protected readonly scoresAt: number;
   protected readonly codesAt: number;
+  /** The sum of the bytes addEach read first: kept, so that the compiler cannot drop those reads. */
+  private touched = 0;
 
   /** `source`: the codes, `codeBytes` each; `queryBytes`: the room the query's part takes at 0. */
   protected constructor(
@@ -74,9 +76,6 @@ export abstract class KernelScan {
     this.touched = touched;
     for (let i = 0; i < indexes.length; i++) this.add(indexes[i]);
   }
-
-  /** The sum of the bytes addEach read first: kept, so that the compiler cannot drop those reads. */
-  private touched = 0;
 
   /** Scores what is queued. */
   abstract flush(): void;
