@@ -19,7 +19,7 @@ export type ToSearchThread =
   /** Opens a vector segment ahead of its first search. */
   | { type: "open"; dir: string }
   | { type: "close"; dir: string }
-  | { type: "vector"; id: number; shards: Shard[]; dir: string; query: Float32Array; eligible: Uint8Array | null; eligibleCount: number; limit: number }
-  | { type: "keyword"; id: number; shards: Shard[]; dir: string; query: KeywordQuery; eligible: Uint8Array | null; limit: number };
+  | { type: "vector"; id: number; shard: Shard; dir: string; query: Float32Array; eligible: Uint8Array | null; eligibleCount: number; limit: number }
+  | { type: "keyword"; id: number; shard: Shard; dir: string; query: KeywordQuery; eligible: Uint8Array | null; limit: number };
 
 export type FromSearchThread = { type: "result"; id: number; hits: RowidHit[] } | { type: "failed"; id: number; message: string };

@@ -1,12 +1,12 @@
 // A search thread: holds open segments (memory-mapped) and answers searches on them, so that scoring a
-// million chunks never holds up the HTTP thread. There is one per core (segment-searcher.ts). A search
-// comes split into shards of the segment (shard.ts), one per thread, so that one search uses every core;
-// or, when every core is busy anyway, whole: one thread scores all its shards.
+// million chunks never holds up the HTTP thread. There is one per core (segment-searcher.ts), and each
+// search is split between them: every thread scores its shard of the segment (shard.ts), so one search
+// uses every core, and each thread reads its own share of the file pages.
 import { prepareRuntime } from "../runtime/index.ts";
 import { KeywordSegment } from "./keyword/index.ts";
 import { VectorSegment } from "./vector/segment.ts";
 import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-thread-protocol.ts";
-import { mergeHits, type RowidHit } from "./rowid-hit.ts";
+import type { RowidHit } from "./rowid-hit.ts";
 import type { Shard } from "./shard.ts";
 
 declare const self: Worker;
@@ -28,13 +28,10 @@ function keywordSegment(dir: string): KeywordSegment {
   return open;
 }
 
-/** The best hits of the shards, each searched as a thread of its own would (so merged, they are what the threads would find together). */
-function keywordSearch(dir: string, query: KeywordQuery, eligible: Uint8Array | null, limit: number, shards: Shard[]): RowidHit[] {
+function keywordSearch(dir: string, query: KeywordQuery, eligible: Uint8Array | null, limit: number, shard: Shard): RowidHit[] {
   const frequencies = new Map(query.documentFrequencies);
   const stats = { chunkCount: query.chunkCount, averageLength: query.averageLength, documentFrequency: (term: string) => frequencies.get(term) ?? 0 };
-  const terms = new Map(query.terms);
-  const hits = shards.map((shard) => keywordSegment(dir).search(terms, stats, eligible, limit, { shard, eligibleShare: query.eligibleShare }));
-  return hits.length === 1 ? hits[0] : mergeHits(hits, limit);
+  return keywordSegment(dir).search(new Map(query.terms), stats, eligible, limit, { shard, eligibleShare: query.eligibleShare });
 }
 
 function post(message: FromSearchThread): void {
@@ -62,8 +59,8 @@ self.onmessage = async (event: MessageEvent<ToSearchThread>) => {
     try {
       const hits =
         message.type === "vector"
-          ? vectorSegment(message.dir).search(message.query, message.eligible, message.eligibleCount, message.limit, message.shards)
-          : keywordSearch(message.dir, message.query, message.eligible, message.limit, message.shards);
+          ? vectorSegment(message.dir).search(message.query, message.eligible, message.eligibleCount, message.limit, message.shard)
+          : keywordSearch(message.dir, message.query, message.eligible, message.limit, message.shard);
       post({ type: "result", id: message.id, hits });
     } catch (error) {
       post({ type: "failed", id: message.id, message: (error as Error).message });

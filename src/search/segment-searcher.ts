@@ -1,11 +1,8 @@
 // The HTTP thread's handle on the search threads (search-thread.ts): one per core, up to MAX_THREADS.
-// While fewer searches are running than there are threads, a search is split into its shards (shard.ts),
-// one per thread, and their hits merged: one search uses every core. Past that the cores are taken
-// anyway, and splitting only adds work (every shard repeats some) and waits (a search ends with its
-// slowest shard): a search stays whole, one thread scoring every shard, so the answer is the same.
-// Searches and shards wait in one queue and each thread takes the next as soon as it is free, so none
-// waits behind a long search on a busy thread while another is idle. Each is a message answered by a
-// promise; a thread that died is started again on the next search (it reopens segments on demand).
+// Every search goes to all of them, each scoring its shard of the segment (shard.ts), and their hits are
+// merged: one search uses every core, and concurrent searches share them evenly. Each search is a
+// message answered by a promise; a thread that died is started again on the next search (it reopens
+// segments on demand).
 import { availableParallelism } from "node:os";
 import { mergeHits, type RowidHit } from "./rowid-hit.ts";
 import type { Shard } from "./shard.ts";
@@ -13,14 +10,6 @@ import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-th
 
 type Search = Extract<ToSearchThread, { id: number }>;
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
-type Unsent = DistributiveOmit<Search, "id">;
-
-/** A search, or one shard of it, waiting for a free thread. */
-interface Task {
-  message: Unsent;
-  resolve(hits: RowidHit[]): void;
-  reject(error: Error): void;
-}
 
 class SearchThread {
   private worker: Worker | null = null;
@@ -28,17 +17,12 @@ class SearchThread {
   private readonly pending = new Map<number, { resolve(hits: RowidHit[]): void; reject(error: Error): void }>();
   private nextId = 1;
 
-  /** Searches sent and not yet answered. */
-  get load(): number {
-    return this.pending.size;
-  }
-
   constructor(
     private readonly dataDir: string,
     private readonly dimension: number,
   ) {}
 
-  search(message: Unsent): Promise<RowidHit[]> {
+  search(message: DistributiveOmit<Search, "id">): Promise<RowidHit[]> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -103,10 +87,6 @@ const MAX_THREADS = 4;
 
 export class SegmentSearcher {
   private readonly threads: SearchThread[];
-  /** Searches started and not yet answered, each counted once however it was sent. */
-  private running = 0;
-  private readonly waiting: Task[] = [];
-  private stopped = false;
 
   constructor(dataDir: string, dimension: number) {
     const count = Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
@@ -128,55 +108,21 @@ export class SegmentSearcher {
   }
 
   vector(dir: string, query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number): Promise<RowidHit[]> {
-    return this.everyShard(limit, (shards) => ({ type: "vector", shards, dir, query, eligible, eligibleCount, limit }));
+    return this.everyShard(limit, (shard) => ({ type: "vector", shard, dir, query, eligible, eligibleCount, limit }));
   }
 
   keyword(dir: string, query: KeywordQuery, eligible: Uint8Array | null, limit: number): Promise<RowidHit[]> {
-    return this.everyShard(limit, (shards) => ({ type: "keyword", shards, dir, query, eligible, limit }));
+    return this.everyShard(limit, (shard) => ({ type: "keyword", shard, dir, query, eligible, limit }));
   }
 
   stop(): void {
-    this.stopped = true;
-    for (const task of this.waiting.splice(0)) task.reject(new Error("Search is shutting down"));
     for (const thread of this.threads) thread.stop();
   }
 
-  /**
-   * Splits the search into one shard per thread and merges their best hits; or, when as many searches
-   * are running as there are threads, has one thread score every shard.
-   */
-  private async everyShard(limit: number, search: (shards: Shard[]) => Unsent): Promise<RowidHit[]> {
+  /** Sends the search to every thread, each for its shard, and merges their best hits. */
+  private async everyShard(limit: number, search: (shard: Shard) => DistributiveOmit<Search, "id">): Promise<RowidHit[]> {
     const count = this.threads.length;
-    const shards = Array.from({ length: count }, (_, index) => ({ index, count }));
-    const split = this.running < count;
-    this.running++;
-    try {
-      if (!split) return await this.queue(search(shards));
-      const hits = await Promise.all(shards.map((shard) => this.queue(search([shard]))));
-      return count === 1 ? hits[0] : mergeHits(hits, limit);
-    } finally {
-      this.running--;
-    }
-  }
-
-  private queue(message: Unsent): Promise<RowidHit[]> {
-    if (this.stopped) return Promise.reject(new Error("Search is shutting down"));
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ message, resolve, reject });
-      this.assign();
-    });
-  }
-
-  /** Gives each free thread the next waiting task. */
-  private assign(): void {
-    for (const thread of this.threads) {
-      if (this.waiting.length === 0) return;
-      if (thread.load > 0) continue;
-      const task = this.waiting.shift()!;
-      thread
-        .search(task.message)
-        .then(task.resolve, task.reject)
-        .finally(() => this.assign());
-    }
+    const hits = await Promise.all(this.threads.map((thread, index) => thread.search(search({ index, count }))));
+    return count === 1 ? hits[0] : mergeHits(hits, limit);
   }
 }

@@ -1,6 +1,5 @@
 // Splitting one search across the search threads (segment-searcher.ts): each thread scores its shard
-// of a segment and the best hits of all shards are the answer. A busy thread may score every shard of a
-// search itself: the answer is the same.
+// of a segment and the best hits of all shards are the answer.
 
 /**
  * The part of a segment one search thread scores: shard `index` of `count` takes that share of the

@@ -44,24 +44,6 @@ export class ListRanker {
   }
 }
 
-/** An order read by several readers in turn (the shards of one search): its items are produced once. */
-export class Replay implements Iterable<number> {
-  private readonly seen: number[] = [];
-
-  constructor(private readonly order: Iterator<number>) {}
-
-  *[Symbol.iterator](): Generator<number> {
-    for (let i = 0; ; i++) {
-      if (i === this.seen.length) {
-        const next = this.order.next();
-        if (next.done) return;
-        this.seen.push(next.value);
-      }
-      yield this.seen[i];
-    }
-  }
-}
-
 /** The k-th largest of `values` (1-based; values is reordered), by quickselect. */
 function kthLargest(values: Float64Array, k: number): number {
   let low = 0;

@@ -13,9 +13,9 @@
 // in-memory VectorIndex scores (vector/int8-codes.ts), so the two can be merged.
 import { join } from "node:path";
 import { TopK } from "../topk.ts";
-import { hitsBySlot, mergeHits } from "../rowid-hit.ts";
+import { hitsBySlot } from "../rowid-hit.ts";
 import type { CoarseQuantizer } from "./ivf.ts";
-import { ListRanker, Replay } from "./list-ranker.ts";
+import { ListRanker } from "./list-ranker.ts";
 import { CodeScan } from "./code-scan.ts";
 import { PQ_CENTROIDS, ProductQuantizer } from "./pq.ts";
 import { blockedLength } from "./pq-blocks.ts";
@@ -136,37 +136,19 @@ export class VectorSegment {
    * The `limit` chunks most similar to the unit-length query, best first, scored by cosine similarity.
    * `eligible`, indexed by rowid, marks the chunks that may be returned (null: all); `eligibleCount` is
    * how many it marks (it may count chunks outside this segment: that only costs a longer search).
-   * With shards, only their parts are scored (see Shard), each as its own search would, and their best
-   * hits merged: one thread taking every shard answers what the threads would together, ranking the lists
-   * and tabling the query once.
+   * With a shard, only that shard's part is scored (see Shard).
    */
-  search(query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number, shards: readonly Shard[] = [WHOLE]): SegmentHit[] {
+  search(query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number, shard: Shard = WHOLE): SegmentHit[] {
     if (this.count === 0 || limit <= 0 || query.length !== this.dimension || (eligible !== null && eligibleCount <= 0)) return [];
     const budget = Math.max(this.tuning.minVisited, Math.ceil(this.count * this.tuning.visitedShare), 4 * limit);
-    let hits: SegmentHit[][];
-    if (!this.pq || (eligible !== null && eligibleCount <= budget / EXACT_BELOW_SHARE_OF_BUDGET)) {
-      hits = shards.map((shard) => this.scan(query, eligible, limit, shard));
-    } else {
-      this.ranker ??= new ListRanker(this.quantizer.centroids, this.dimension);
-      // Twice the lists of average size the budget takes: more are ranked only if the search goes on.
-      const lists = new Replay(this.ranker.rank(query, Math.ceil((2 * budget * this.lists) / this.count)));
-      const table = this.pq.lookupTable(query);
-      hits = shards.map((shard) => this.probe(query, table, lists, eligible, limit, budget, shard));
-    }
-    return hits.length === 1 ? hits[0] : mergeHits(hits, limit);
-  }
-
-  /**
-   * Scores the shard's part of the lists nearest first by their product-quantized codes (`table`: the
-   * query's lookup table) until it has visited `budget` vectors and holds `limit`, then re-scores the best
-   * on the 8-bit codes.
-   */
-  private probe(query: Float32Array, table: Uint8Array, lists: Iterable<number>, eligible: Uint8Array | null, limit: number, budget: number, shard: Shard): SegmentHit[] {
+    if (!this.pq || (eligible !== null && eligibleCount <= budget / EXACT_BELOW_SHARE_OF_BUDGET)) return this.scan(query, eligible, limit, shard);
     const approximate = new TopK(Math.max(RERANK_MIN, RERANK_FACTOR * limit));
     const { listStarts, listSlots, listRowids } = this;
-    const scan = new PqScan(table, this.pqCodes!, this.pq!.parts, listSlots, approximate);
+    const scan = new PqScan(this.pq.lookupTable(query), this.pqCodes!, this.pq.parts, listSlots, approximate);
     let visited = 0;
-    for (const list of lists) {
+    this.ranker ??= new ListRanker(this.quantizer.centroids, this.dimension);
+    // Twice the lists of average size the budget takes: more are ranked only if the search goes on.
+    for (const list of this.ranker.rank(query, Math.ceil((2 * budget * this.lists) / this.count))) {
       const [start, end] = shardRange(listStarts[list], listStarts[list + 1], shard);
       if (eligible === null) scan.addRange(start, end);
       else for (let position = start; position < end; position++) if (eligible[listRowids[position]] === 1) scan.add(position);
