@@ -2,7 +2,9 @@
 // rowid range of their chunks (a document's chunks are written together, so their rowids are contiguous;
 // see store/migrations/021_search_log.ts). Loaded once, then kept up to date from the document change
 // log (search_doc_log), rereading only the documents named there since the last refresh; should the log
-// have been trimmed past that point (index-log.ts), everything is loaded again.
+// have been trimmed past that point (index-log.ts), everything is loaded again. The first load, which
+// the first filtered search after a restart waits for, reads the documents in slices and lets other
+// requests run between them: at 50,000 documents in one go it held the HTTP thread for 100-300 ms.
 import { newMask } from "./mask.ts";
 import type { Db } from "../store/db.ts";
 import { parseJsonObject } from "../store/json.ts";
@@ -20,6 +22,8 @@ interface DocumentEntry {
 type DocumentRow = [id: string, metadata: string, status: string, first: number | null, last: number | null];
 
 const COLUMNS = "id, metadata, status, first_chunk_rowid, last_chunk_rowid";
+/** Documents read (and their metadata parsed) between two turns of the event loop in the first load. */
+const LOAD_SLICE = 2000;
 /** Filter masks kept per knowledge base (each one byte per chunk rowid). */
 const FILTER_MASKS = 4;
 
@@ -30,6 +34,34 @@ export interface Eligibility {
   count: number;
 }
 
+/** The documents by id, with the counts search needs. */
+class DocumentTable {
+  readonly documents = new Map<string, DocumentEntry>();
+  maxRowid = 0;
+  readyChunks = 0;
+  notReady = 0;
+  metadataBytes = 0;
+
+  put([id, metadataJson, status, first, last]: DocumentRow, parse = false): void {
+    if (first === null || last === null) return;
+    const ready = status === "ready";
+    this.documents.set(id, { metadataJson, metadata: parse ? parseJsonObject(metadataJson) : null, ready, first, last });
+    this.maxRowid = Math.max(this.maxRowid, last);
+    this.metadataBytes += metadataJson.length;
+    if (ready) this.readyChunks += last - first + 1;
+    else this.notReady++;
+  }
+
+  remove(id: string): void {
+    const doc = this.documents.get(id);
+    if (!doc) return;
+    this.documents.delete(id);
+    this.metadataBytes -= doc.metadataJson.length;
+    if (doc.ready) this.readyChunks -= doc.last - doc.first + 1;
+    else this.notReady--;
+  }
+}
+
 export class KbDocuments {
   private seq = -1;
   /**
@@ -38,11 +70,9 @@ export class KbDocuments {
    * 100-300 ms, which the first search after a restart would otherwise wait for.
    */
   private loaded = false;
-  private readonly documents = new Map<string, DocumentEntry>();
-  private maxRowid = 0;
-  private readyChunks = 0;
-  private notReady = 0;
-  private metadataBytes = 0;
+  /** The first load, while it runs. */
+  private loading: Promise<void> | null = null;
+  private table = new DocumentTable();
   private readyMask: Eligibility | null = null;
   /** Masks of recent filters by their JSON, least recently used first; dropped on any change. */
   private readonly filterMasks = new Map<string, Eligibility>();
@@ -59,9 +89,9 @@ export class KbDocuments {
     this.db.transaction(() => {
       const seq = this.latestSeq();
       const oldest = this.db.query<{ seq: number | null }, []>("SELECT MIN(seq) AS seq FROM search_doc_log").get()?.seq ?? 0;
-      if (this.seq < 0) this.countAll();
-      else if (!this.loaded || this.seq < oldest - 1) this.loadAll();
-      else this.reload(this.changedSince(this.seq));
+      if (this.seq < 0 || !this.loaded) this.countAll();
+      else if (this.seq < oldest - 1) this.loadAll();
+      else this.reload(this.table, this.changedSince(this.seq));
       this.seq = seq;
       this.readyMask = null;
       this.filterMasks.clear();
@@ -73,14 +103,9 @@ export class KbDocuments {
    * for the next searches with the same filter until the knowledge base changes: building one runs the
    * filter over every document (~10 ms for 50,000), and applications tend to repeat their filters.
    */
-  eligibility(predicate: DocumentPredicate | null, filterKey?: string): Eligibility {
-    if (!predicate && this.notReady === 0) return { mask: null, count: this.readyChunks };
-    if (!this.loaded) {
-      this.db.transaction(() => {
-        this.loadAll();
-        this.seq = this.latestSeq();
-      })();
-    }
+  async eligibility(predicate: DocumentPredicate | null, filterKey?: string): Promise<Eligibility> {
+    if (!predicate && this.table.notReady === 0) return { mask: null, count: this.table.readyChunks };
+    if (!this.loaded) await (this.loading ??= this.loadInSlices().finally(() => (this.loading = null)));
     if (!predicate) return (this.readyMask ??= this.mask(() => true));
     if (filterKey === undefined) return this.mask(predicate);
     let cached = this.filterMasks.get(filterKey);
@@ -97,13 +122,13 @@ export class KbDocuments {
   get estimatedBytes(): number {
     let masks = this.readyMask?.mask?.byteLength ?? 0;
     for (const { mask } of this.filterMasks.values()) masks += mask?.byteLength ?? 0;
-    return this.documents.size * 200 + 3 * this.metadataBytes + masks;
+    return this.table.documents.size * 200 + 3 * this.table.metadataBytes + masks;
   }
 
   private mask(accept: DocumentPredicate): Eligibility {
-    const mask = newMask(this.maxRowid + 1);
+    const mask = newMask(this.table.maxRowid + 1);
     let count = 0;
-    for (const doc of this.documents.values()) {
+    for (const doc of this.table.documents.values()) {
       if (!doc.ready || !accept((doc.metadata ??= parseJsonObject(doc.metadataJson)))) continue;
       mask.fill(1, doc.first, doc.last + 1);
       count += doc.last - doc.first + 1;
@@ -124,7 +149,7 @@ export class KbDocuments {
       .map((row) => row.document_id);
   }
 
-  /** The counts alone (documents stays empty). */
+  /** The counts alone (no documents). */
   private countAll(): void {
     const row = this.db
       .query<{ chunks: number | null; notReady: number | null; maxRowid: number | null; bytes: number | null }, [string]>(
@@ -133,48 +158,58 @@ export class KbDocuments {
          FROM documents WHERE kb_id = ? AND first_chunk_rowid IS NOT NULL`,
       )
       .get(this.kbId);
-    this.readyChunks = row?.chunks ?? 0;
-    this.notReady = row?.notReady ?? 0;
-    this.maxRowid = row?.maxRowid ?? 0;
-    this.metadataBytes = row?.bytes ?? 0;
+    this.table = new DocumentTable();
+    this.table.readyChunks = row?.chunks ?? 0;
+    this.table.notReady = row?.notReady ?? 0;
+    this.table.maxRowid = row?.maxRowid ?? 0;
+    this.table.metadataBytes = row?.bytes ?? 0;
   }
 
   private loadAll(): void {
-    this.documents.clear();
-    this.readyChunks = 0;
-    this.notReady = 0;
-    this.maxRowid = 0;
-    this.metadataBytes = 0;
+    this.table = new DocumentTable();
     this.loaded = true;
     const rows = this.db.query<DocumentRow, [string]>(`SELECT ${COLUMNS} FROM documents WHERE kb_id = ? AND first_chunk_rowid IS NOT NULL`);
-    for (const row of rows.values(this.kbId) as DocumentRow[]) this.put(row);
+    for (const row of rows.values(this.kbId) as DocumentRow[]) this.table.put(row);
   }
 
-  private reload(ids: string[]): void {
+  /**
+   * Loads every document LOAD_SLICE at a time, in id order, letting the event loop run between slices.
+   * Documents changed meanwhile (the log past the sequence number read first) are reread at the end, in
+   * the transaction that puts the new table in place.
+   */
+  private async loadInSlices(): Promise<void> {
+    const since = this.latestSeq();
+    const table = new DocumentTable();
+    const slice = this.db.query<DocumentRow, [string, string]>(
+      `SELECT ${COLUMNS} FROM documents WHERE kb_id = ? AND id > ? AND first_chunk_rowid IS NOT NULL ORDER BY id LIMIT ${LOAD_SLICE}`,
+    );
+    for (let after = ""; ; ) {
+      const rows = slice.values(this.kbId, after) as DocumentRow[];
+      for (const row of rows) table.put(row, true);
+      if (rows.length < LOAD_SLICE) break;
+      after = rows[rows.length - 1][0];
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    this.db.transaction(() => {
+      const oldest = this.db.query<{ seq: number | null }, []>("SELECT MIN(seq) AS seq FROM search_doc_log").get()?.seq ?? 0;
+      if (since < oldest - 1) this.loadAll();
+      else {
+        this.reload(table, this.changedSince(since));
+        this.table = table;
+        this.loaded = true;
+      }
+      this.seq = this.latestSeq();
+      this.readyMask = null;
+      this.filterMasks.clear();
+    })();
+  }
+
+  private reload(table: DocumentTable, ids: string[]): void {
     const read = this.db.query<DocumentRow, [string, string]>(`SELECT ${COLUMNS} FROM documents WHERE id = ? AND kb_id = ?`);
     for (const id of ids) {
-      this.remove(id);
+      table.remove(id);
       const row = read.values(id, this.kbId)[0] as DocumentRow | undefined;
-      if (row) this.put(row);
+      if (row) table.put(row);
     }
-  }
-
-  private put([id, metadataJson, status, first, last]: DocumentRow): void {
-    if (first === null || last === null) return;
-    const ready = status === "ready";
-    this.documents.set(id, { metadataJson, metadata: null, ready, first, last });
-    this.maxRowid = Math.max(this.maxRowid, last);
-    this.metadataBytes += metadataJson.length;
-    if (ready) this.readyChunks += last - first + 1;
-    else this.notReady++;
-  }
-
-  private remove(id: string): void {
-    const doc = this.documents.get(id);
-    if (!doc) return;
-    this.documents.delete(id);
-    this.metadataBytes -= doc.metadataJson.length;
-    if (doc.ready) this.readyChunks -= doc.last - doc.first + 1;
-    else this.notReady--;
   }
 }

@@ -79,7 +79,7 @@ export class KbIndex {
     this.applyLog();
   }
 
-  eligibility(predicate: DocumentPredicate | null, filterKey?: string): Eligibility {
+  eligibility(predicate: DocumentPredicate | null, filterKey?: string): Promise<Eligibility> {
     return this.documents.eligibility(predicate, filterKey);
   }
 

@@ -52,12 +52,12 @@ test("past the memory budget the least recently searched knowledge base is let g
   // One knowledge base of 600 chunks takes ~0.6 MB in memory (its changes since no segment, all in the delta).
   const cache = new IndexCache({ db, dataDir, databasePath: join(dataDir, "quarry.db"), dimension: 4, memoryBudgetBytes: 900_000, segmentMinChanges: 1_000_000 });
   try {
-    const first = await cache.get("kb_a").keywordSearch("glacier canyon", cache.get("kb_a").eligibility(null), 5);
+    const first = await cache.get("kb_a").keywordSearch("glacier canyon", await cache.get("kb_a").eligibility(null), 5);
     expect(first.length).toBe(5);
     expect(cache.loaded).toBe(1);
-    await cache.get("kb_b").keywordSearch("glacier", cache.get("kb_b").eligibility(null), 5);
+    await cache.get("kb_b").keywordSearch("glacier", await cache.get("kb_b").eligibility(null), 5);
     expect(cache.loaded).toBe(1);
-    expect(await cache.get("kb_a").keywordSearch("glacier canyon", cache.get("kb_a").eligibility(null), 5)).toEqual(first);
+    expect(await cache.get("kb_a").keywordSearch("glacier canyon", await cache.get("kb_a").eligibility(null), 5)).toEqual(first);
     expect(cache.loaded).toBe(1);
   } finally {
     await cache.stop();
