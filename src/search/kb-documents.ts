@@ -88,9 +88,8 @@ export class KbDocuments {
     if (latest === this.seq) return;
     this.db.transaction(() => {
       const seq = this.latestSeq();
-      const oldest = this.db.query<{ seq: number | null }, []>("SELECT MIN(seq) AS seq FROM search_doc_log").get()?.seq ?? 0;
       if (this.seq < 0 || !this.loaded) this.countAll();
-      else if (this.seq < oldest - 1) this.loadAll();
+      else if (this.logTrimmedPast(this.seq)) this.loadAll();
       else this.reload(this.table, this.changedSince(this.seq));
       this.seq = seq;
       this.readyMask = null;
@@ -142,6 +141,12 @@ export class KbDocuments {
     );
   }
 
+  /** Whether the log no longer holds every change after `seq` (index-log.ts trims it). */
+  private logTrimmedPast(seq: number): boolean {
+    const oldest = this.db.query<{ seq: number | null }, []>("SELECT MIN(seq) AS seq FROM search_doc_log").get()?.seq ?? 0;
+    return seq < oldest - 1;
+  }
+
   private changedSince(seq: number): string[] {
     return this.db
       .query<{ document_id: string }, [string, number]>("SELECT DISTINCT document_id FROM search_doc_log WHERE kb_id = ? AND seq > ?")
@@ -191,8 +196,7 @@ export class KbDocuments {
       await new Promise((resolve) => setImmediate(resolve));
     }
     this.db.transaction(() => {
-      const oldest = this.db.query<{ seq: number | null }, []>("SELECT MIN(seq) AS seq FROM search_doc_log").get()?.seq ?? 0;
-      if (since < oldest - 1) this.loadAll();
+      if (this.logTrimmedPast(since)) this.loadAll();
       else {
         this.reload(table, this.changedSince(since));
         this.table = table;

@@ -48,6 +48,8 @@ export class KbIndex {
   private segmentMaxRowid = 0;
   private appliedSeq = 0;
   private catchUp?: Timer;
+  /** Let go by the index cache (memory budget, stop): a search still holding it gets a new one. */
+  closed = false;
 
   constructor(
     private readonly db: Db,
@@ -117,6 +119,7 @@ export class KbIndex {
   }
 
   close(): void {
+    this.closed = true;
     clearTimeout(this.catchUp);
     if (this.segment) this.closeSegment(this.segment);
     this.segment = null;

@@ -81,9 +81,10 @@ export class SearchService {
     // The keyword side runs on the search threads while the query is embedded on the model's threads;
     // the vector side follows on the search threads once the query is embedded.
     // Eligibility is by chunk rowid, so it stays valid across the embedding await: computed once.
-    const scope = await this.deps.indexes.get(kbId).eligibility(predicate, request.filter ? JSON.stringify(request.filter) : undefined);
-    // Meanwhile (a first load) the index may have taken a new segment, or been let go under the memory budget.
-    const index = this.deps.indexes.get(kbId);
+    let index = this.deps.indexes.get(kbId);
+    const scope = await index.eligibility(predicate, request.filter ? JSON.stringify(request.filter) : undefined);
+    // A first load of the documents lets other requests run, which may let this index go under the memory budget.
+    if (index.closed) index = this.deps.indexes.get(kbId);
     usage.chunks_searched = scope.count;
     const keywordSide: Promise<RowidHit[]> =
       request.mode === "vector" ? Promise.resolve([]) : index.keywordSearch(request.keywordQuery ?? request.query, scope, sideDepth);
