@@ -137,7 +137,7 @@ test("a filter matching 1 % of the chunks still returns top_k, in every mode", a
   // Keyword mode returns only chunks containing a query term: both rare documents mention basil.
   const keyword = await search(server, big, { query: "volcanic basil", mode: "keyword", top_k: 2, filter: rareFilter });
   expect(docNames(big, keyword.results).sort()).toEqual(["rare-garden", "rare-kitchen"]);
-});
+}, 30_000);
 
 test("metadata changes (PATCH) apply to the next search, even with a filter just used (its mask is not reused)", async () => {
   expect(await matching({ topic: { $eq: "money" } })).toEqual([]);
