@@ -115,7 +115,13 @@ export class KbIndex {
 
   /** Rough heap size (the segment is memory-mapped, paged in and out by the OS), for the memory budget. */
   get estimatedBytes(): number {
-    return this.documents.estimatedBytes + this.deltaVectors.estimatedBytes + this.deltaKeyword.chunkCount * KEYWORD_BYTES_PER_CHUNK + this.tombstones.size * 16;
+    return (
+      this.documents.estimatedBytes +
+      this.deltaVectors.estimatedBytes +
+      this.deltaKeyword.chunkCount * KEYWORD_BYTES_PER_CHUNK +
+      this.tombstones.size * 16 +
+      (this.liveMask?.byteLength ?? 0)
+    );
   }
 
   close(): void {
