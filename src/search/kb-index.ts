@@ -10,6 +10,7 @@ import type { Db } from "../store/db.ts";
 import { KbDocuments, type Eligibility } from "./kb-documents.ts";
 import { readLog } from "./index-log.ts";
 import { latestSegment, type PublishedSegment } from "./segment-files.ts";
+import { readMeta } from "./vector/segment-files.ts";
 import { StoredVectors } from "./stored-vectors.ts";
 import { DeltaVectors } from "./delta-vectors.ts";
 import { mergeHits, type RowidHit } from "./rowid-hit.ts";
@@ -34,6 +35,8 @@ interface OpenSegment {
   keywordDir: string;
   vectorDir: string;
   watermark: number;
+  /** What each search thread holds of the vector segment outside its mapped files (vector/list-ranker.ts). */
+  rankerBytes: number;
 }
 
 export class KbIndex {
@@ -120,7 +123,8 @@ export class KbIndex {
       this.deltaVectors.estimatedBytes +
       this.deltaKeyword.chunkCount * KEYWORD_BYTES_PER_CHUNK +
       this.tombstones.size * 16 +
-      (this.liveMask?.byteLength ?? 0)
+      (this.liveMask?.byteLength ?? 0) +
+      (this.segment?.rankerBytes ?? 0) * this.searcher.threadCount
     );
   }
 
@@ -155,6 +159,7 @@ export class KbIndex {
       keywordDir: `${published.dir}/keyword`,
       vectorDir: `${published.dir}/vector`,
       watermark: published.watermark,
+      rankerBytes: rankerBytes(`${published.dir}/vector`, this.dimension),
     };
     this.searcher.openVectors(this.segment.vectorDir);
     if (previous) this.closeSegment(previous);
@@ -195,5 +200,15 @@ export class KbIndex {
       if (performance.now() > deadline) break;
     }
     this.catchUp = setTimeout(() => this.applyLog(), 0);
+  }
+}
+
+/** A search thread's copy of the segment's list centroids (f32) and their scores (f64), made at its first search. */
+function rankerBytes(vectorDir: string, dimension: number): number {
+  try {
+    const { lists } = readMeta(vectorDir, dimension);
+    return lists > 1 ? lists * (dimension * Float32Array.BYTES_PER_ELEMENT + Float64Array.BYTES_PER_ELEMENT) : 0;
+  } catch {
+    return 0; // an unreadable segment is reported by its first search
   }
 }

@@ -93,6 +93,10 @@ export class SegmentSearcher {
     this.threads = Array.from({ length: count }, () => new SearchThread(dataDir, dimension));
   }
 
+  get threadCount(): number {
+    return this.threads.length;
+  }
+
   /** Starts the threads, so that the first searches after a restart do not wait for them. */
   start(): void {
     for (const thread of this.threads) thread.start();
