@@ -88,12 +88,10 @@ export class KbDocuments {
     if (latest === this.seq) return;
     this.db.transaction(() => {
       const seq = this.latestSeq();
-      if (this.seq < 0 || !this.loaded) this.countAll();
+      if (!this.loaded) this.countAll();
       else if (this.logTrimmedPast(this.seq)) this.loadAll();
       else this.reload(this.table, this.changedSince(this.seq));
-      this.seq = seq;
-      this.readyMask = null;
-      this.filterMasks.clear();
+      this.caughtUpTo(seq);
     })();
   }
 
@@ -202,10 +200,15 @@ export class KbDocuments {
         this.table = table;
         this.loaded = true;
       }
-      this.seq = this.latestSeq();
-      this.readyMask = null;
-      this.filterMasks.clear();
+      this.caughtUpTo(this.latestSeq());
     })();
+  }
+
+  /** The table now holds every change up to `seq`: masks made before are stale. */
+  private caughtUpTo(seq: number): void {
+    this.seq = seq;
+    this.readyMask = null;
+    this.filterMasks.clear();
   }
 
   private reload(table: DocumentTable, ids: string[]): void {
