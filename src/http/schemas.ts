@@ -57,7 +57,7 @@ export function errorResponses(...statuses: number[]) {
 export const V1_ERRORS = [400, 401, 429, 500] as const;
 
 export const PaginationQuery = z.object({
-  cursor: z.string().optional().describe("Opaque cursor from meta.cursor of the previous page"),
+  cursor: z.string().optional().describe("Opaque cursor from meta.cursor of the previous page of the same list; any other value is a 400"),
   limit: z.coerce
     .number()
     .int()

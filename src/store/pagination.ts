@@ -1,5 +1,6 @@
-// Keyset pagination. The cursor is opaque to clients (base64url of the last key seen), and because keys
-// never move, pages stay stable while new rows are inserted.
+// Keyset pagination. The cursor is opaque to clients (base64url of the list's name and the last key seen),
+// and because keys never move, pages stay stable while new rows are inserted. A cursor from another list
+// is refused like a malformed one, rather than read as a key it is not.
 import { invalid } from "../errors.ts";
 
 export interface Page<T> {
@@ -10,15 +11,18 @@ export interface Page<T> {
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
-export function encodeCursor(key: string | number): string {
-  return Buffer.from(JSON.stringify(key)).toString("base64url");
+/** The lists that are paged. */
+export type PagedList = "knowledge_bases" | "documents" | "chunks" | "requests";
+
+function encodeCursor(list: PagedList, key: string | number): string {
+  return Buffer.from(JSON.stringify([list, key])).toString("base64url");
 }
 
-/** Decodes a cursor made by encodeCursor with the same key type, or throws a 400 naming the cursor. */
-export function decodeCursor<K extends string | number>(cursor: string, type: "string" | "number"): K {
+/** Decodes a cursor that toPage made for the same list, or throws a 400 naming the cursor. */
+export function decodeCursor<K extends string | number>(cursor: string, list: PagedList, type: "string" | "number"): K {
   try {
-    const key = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (typeof key === type) return key as K;
+    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (Array.isArray(value) && value.length === 2 && value[0] === list && typeof value[1] === type) return value[1] as K;
   } catch {
     // fall through to the validation error
   }
@@ -26,11 +30,11 @@ export function decodeCursor<K extends string | number>(cursor: string, type: "s
 }
 
 /** Builds a page from rows fetched with limit + 1, the extra row telling whether there are more. */
-export function toPage<R, T>(rows: R[], limit: number, keyOf: (row: R) => string | number, map: (row: R) => T): Page<T> {
+export function toPage<R, T>(rows: R[], limit: number, list: PagedList, keyOf: (row: R) => string | number, map: (row: R) => T): Page<T> {
   const hasMore = rows.length > limit;
   const pageRows = hasMore ? rows.slice(0, limit) : rows;
   return {
     data: pageRows.map(map),
-    meta: { cursor: hasMore ? encodeCursor(keyOf(pageRows[pageRows.length - 1])) : null, has_more: hasMore },
+    meta: { cursor: hasMore ? encodeCursor(list, keyOf(pageRows[pageRows.length - 1])) : null, has_more: hasMore },
   };
 }

@@ -141,6 +141,16 @@ describe("GET /documents", () => {
     expectValidation(await get(ws, "?limit=0"), ["query", "limit"]);
     expectValidation(await get(ws, "?status=done"), ["query", "status"]);
     expectValidation(await get(ws, "?cursor=garbage"), ["query", "cursor"]);
+    // a cursor is refused by every other list, not read as one of its keys
+    const docCursor = first.body.meta.cursor;
+    const chunksPath = `/v1/knowledge-bases/${ws.kbId}/documents/${ids[0]}/chunks`;
+    for (const path of ["/v1/knowledge-bases", chunksPath, "/v1/requests"]) {
+      expectValidation(await server.request("GET", `${path}?cursor=${docCursor}`, { token: ws.account.apiKey }), ["query", "cursor"]);
+    }
+    await server.request("POST", "/v1/knowledge-bases", { token: ws.account.apiKey, body: { name: "second" } });
+    const kbCursor = (await server.request("GET", "/v1/knowledge-bases?limit=1", { token: ws.account.apiKey })).body.meta.cursor;
+    expect(typeof kbCursor).toBe("string");
+    expectValidation(await get(ws, `?cursor=${kbCursor}`), ["query", "cursor"]);
 
     for (const id of ids) await waitForDocument(server, ws.account.apiKey, ws.kbId, id);
     expect((await get(ws, "?status=ready&limit=100")).body.data.length).toBe(23);
