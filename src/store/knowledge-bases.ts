@@ -103,9 +103,11 @@ export interface KnowledgeBasePatch {
   metadata?: Record<string, unknown>;
 }
 
+/** Applies the fields the patch sets; one that sets none changes nothing, not even updated_at. */
 export function updateKnowledgeBase(db: Db, accountId: string, id: string, patch: KnowledgeBasePatch, now: Date): KnowledgeBase {
   return writeTx(db, () => {
     const current = getKnowledgeBase(db, accountId, id);
+    if (patch.name === undefined && patch.description === undefined && patch.metadata === undefined) return current;
     db.query("UPDATE knowledge_bases SET name = ?, description = ?, metadata = ?, updated_at = ? WHERE id = ?").run(
       patch.name ?? current.name,
       patch.description === undefined ? current.description : patch.description,

@@ -58,6 +58,11 @@ describe("knowledge bases", () => {
     expect(res.body.data.updated_at > kb.updated_at).toBe(true);
     const desc = await server.request("PATCH", `/v1/knowledge-bases/${kb.id}`, { token: account.apiKey, body: { description: "now" } });
     expect(desc.body.data).toMatchObject({ name: "b", description: "now", metadata: { y: 2 } });
+    // a patch that sets nothing changes nothing, not even updated_at
+    await Bun.sleep(5);
+    const empty = await server.request("PATCH", `/v1/knowledge-bases/${kb.id}`, { token: account.apiKey, body: {} });
+    expect(empty.status).toBe(200);
+    expect(empty.body.data).toEqual(desc.body.data);
   });
 
   test("DELETE removes it", async () => {

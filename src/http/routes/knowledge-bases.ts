@@ -89,7 +89,12 @@ export function knowledgeBaseRoutes(ctx: AppContext) {
         params: KbParams,
         body: PatchBody,
         response: { 200: dataOf(KnowledgeBaseSchema) },
-        detail: { summary: "Update a knowledge base", tags, responses: errorResponses(...V1_ERRORS, 404) },
+        detail: {
+          summary: "Update a knowledge base",
+          description: "Sets the fields given; metadata is replaced whole. A body that sets no field returns the knowledge base unchanged (updated_at included).",
+          tags,
+          responses: errorResponses(...V1_ERRORS, 404),
+        },
       },
     )
     .delete(
