@@ -3,6 +3,7 @@
 // and then wrapped with the special tokens of the tokenizer's post-processor template.
 import { Tokenizer } from "@huggingface/tokenizers";
 import { folderError, readOptionalJson, readRequiredJson } from "./model-folder.ts";
+import { cacheUnigramWords } from "./unigram-words.ts";
 
 /** One model input row before padding. */
 export interface TokenSequence {
@@ -39,6 +40,7 @@ export class ModelTokenizer {
       json.padding?.pad_id ??
       [configPad, "[PAD]", "<pad>"].map((t) => (t ? tokenizer.token_to_id(t) : undefined)).find((id) => id !== undefined) ??
       0;
+    cacheUnigramWords(tokenizer);
     const template = (pair: boolean) => readTemplate(tokenizer, pair, dir);
     return new ModelTokenizer(tokenizer, padId, template(false), template(true));
   }
