@@ -132,19 +132,21 @@ async function scenario(name: string, files: File[]): Promise<Row> {
   const latencies: number[] = [];
   const pending = new Set(ids);
   let i = 0;
+  // Every 50 ms: one document GET (for latency) and one list page with every document's status (at most
+  // 100 documents per scenario), so that the end is seen within 50 ms however many documents there are.
   while (pending.size > 0) {
-    const id = ids[i++ % ids.length];
     const t = performance.now();
-    const doc = (await call("GET", `${docsPath}/${id}`, token)).data;
+    await call("GET", `${docsPath}/${ids[i++ % ids.length]}`, token);
     latencies.push(performance.now() - t);
-    if (doc.status === "ready" || doc.status === "failed") {
-      if (doc.status === "failed") throw new Error(`${doc.name} failed: ${doc.error_detail}`);
-      pending.delete(id);
-    }
     const t2 = performance.now();
-    await call("GET", `${docsPath}?limit=20`, token);
+    const page: { status: string; id: string; name: string; error_detail: string | null }[] = (await call("GET", `${docsPath}?limit=100`, token)).data;
     latencies.push(performance.now() - t2);
-    await Bun.sleep(50);
+    for (const doc of page) {
+      if (!pending.has(doc.id) || (doc.status !== "ready" && doc.status !== "failed")) continue;
+      if (doc.status === "failed") throw new Error(`${doc.name} failed: ${doc.error_detail}`);
+      pending.delete(doc.id);
+    }
+    if (pending.size > 0) await Bun.sleep(50);
   }
   const seconds = (performance.now() - started) / 1000;
   // Reports arrive just after the document is marked ready; give the last one a moment.
