@@ -23,14 +23,20 @@ export function hasQueuedJob(db: Db): boolean {
 
 /** Takes the next job in turn, marks it running and counts the attempt; its document id, or null. Call inside a write transaction. */
 export function claimNext(db: Db, now: Date): string | null {
+  // The accounts with queued jobs are walked one index seek each (a loose index scan), and each one's
+  // oldest job is one more: the cost grows with the number of waiting accounts, not of queued jobs.
   const next = db
     .query<{ seq: number; account_id: string }, []>(
-      `WITH running AS (
-         SELECT d.account_id, COUNT(*) AS n FROM ingest_jobs j JOIN documents d ON d.id = j.document_id
-         WHERE j.state = 'running' GROUP BY d.account_id
+      `WITH RECURSIVE waiting(account_id) AS (
+         SELECT MIN(account_id) FROM ingest_jobs WHERE state = 'queued'
+         UNION ALL
+         SELECT (SELECT MIN(j.account_id) FROM ingest_jobs j WHERE j.state = 'queued' AND j.account_id > w.account_id)
+         FROM waiting w WHERE w.account_id IS NOT NULL
+       ), running AS (
+         SELECT account_id, COUNT(*) AS n FROM ingest_jobs WHERE state = 'running' GROUP BY account_id
        ), oldest AS (
-         SELECT d.account_id, MIN(j.seq) AS seq FROM ingest_jobs j JOIN documents d ON d.id = j.document_id
-         WHERE j.state = 'queued' GROUP BY d.account_id
+         SELECT account_id, (SELECT MIN(j.seq) FROM ingest_jobs j WHERE j.state = 'queued' AND j.account_id = w.account_id) AS seq
+         FROM waiting w WHERE account_id IS NOT NULL
        )
        SELECT o.seq, o.account_id FROM oldest o
        LEFT JOIN running r ON r.account_id = o.account_id
