@@ -20,6 +20,11 @@ export const UNAUTHENTICATED_BODY_LIMITS: [prefix: string, maxBytes: number][] =
   [RAW_BODY_PREFIX, 256 * 1024],
 ];
 
+/** Whether the request sends a body (declared by length or chunked). */
+export function hasBody(request: Request): boolean {
+  return request.headers.has("transfer-encoding") || Number(request.headers.get("content-length") ?? 0) > 0;
+}
+
 export function maxBodyBytes(path: string): number {
   return UNAUTHENTICATED_BODY_LIMITS.find(([prefix]) => path.startsWith(prefix))?.[1] ?? MAX_BODY_BYTES;
 }

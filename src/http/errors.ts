@@ -3,6 +3,7 @@
 import { Elysia } from "elysia";
 import { QuarryError, validationError } from "../errors.ts";
 import { requestState } from "./request-state.ts";
+import { hasBody } from "./body.ts";
 import { summarize, toIssues } from "./validation.ts";
 
 export function errorBody(error: QuarryError) {
@@ -67,5 +68,9 @@ export const errorHandler = new Elysia({ name: "quarry-errors" }).onError({ as: 
   state.responseSummary.error_code = quarryError.code;
   set.status = quarryError.status;
   Object.assign(set.headers, quarryError.headers ?? {}, { "x-request-id": state.id });
+  // A request refused before its body was read (authentication, rate limits and size checks come first)
+  // leaves that body on the connection: closing it ends the client's upload and lets a graceful stop
+  // finish, which otherwise waited ~30 s for the connection.
+  if (hasBody(request) && !request.bodyUsed) set.headers.connection = "close";
   return errorBody(quarryError);
 });

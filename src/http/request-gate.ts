@@ -7,6 +7,7 @@ import type { AppContext } from "./context.ts";
 import { admit } from "./auth.ts";
 import { enforceRateLimit, type Rate } from "./rate-limit.ts";
 import { clientAddress, clientKey } from "./client-ip.ts";
+import { hasBody } from "./body.ts";
 
 /** Per client IP (an IPv6 /64): signup, login and key regeneration together. Slows password guessing and email probing. */
 export const AUTH_RATE: Rate = { perSecond: 10, burst: 20 };
@@ -19,10 +20,6 @@ const CLIENT_RATES: [prefix: string, rate: Rate][] = [
   ["/api/auth/", AUTH_RATE],
   ["/api/webhooks/", WEBHOOK_RATE],
 ];
-
-function hasBody(request: Request): boolean {
-  return request.headers.has("transfer-encoding") || Number(request.headers.get("content-length") ?? 0) > 0;
-}
 
 export function requestGate(ctx: AppContext) {
   return new Elysia({ name: "quarry-request-gate" }).onRequest(async ({ request, set, server }) => {

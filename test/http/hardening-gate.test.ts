@@ -61,6 +61,8 @@ describe("a /v1 body is read only after the credential and the rate limit", () =
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: { code: "AUTHENTICATION_ERROR", message: "Invalid or missing API key" } });
       expect(res.headers["x-request-id"]).toMatch(/^req_/);
+      // the unread body stays on the connection: the server closes it rather than wait for the rest
+      expect(res.headers.connection).toBe("close");
     }
     // also for a multipart upload to a knowledge base that does not exist
     const upload = await partialRequest(server.server.port, "/api/v1/knowledge-bases/kb_missing/documents", { "content-type": "multipart/form-data; boundary=x" }, FIFTY_MB, "--x\r\n");
@@ -151,6 +153,7 @@ describe("per-IP rate limits on /auth and /webhooks", () => {
     const signupHead = await partialRequest(server.server.port, "/api/auth/signup", { "content-type": "application/json" }, 100_000, '{"email":"');
     expect(signupHead.status).toBe(400);
     expect(signupHead.body.error.details.issues).toEqual([{ path: ["body"], message: "is too large: 100000 bytes; the maximum is 65536 bytes" }]);
+    expect(signupHead.headers.connection).toBe("close");
     const webhookHead = await partialRequest(server.server.port, "/api/webhooks/payments", { "content-type": "application/json" }, 300_000, '{"event":"');
     expect(webhookHead.status).toBe(400);
     // sent without a Content-Length (chunked): counted and cut off at the limit
