@@ -38,7 +38,15 @@ export interface StartOptions {
   banner?: boolean;
   /** Monotonic milliseconds for the rate limiter (default performance.now; tests may freeze it). */
   rateLimitClock?: () => number;
+  /** How long a stop lets requests in flight finish before closing their connections (default STOP_GRACE_MS). */
+  stopGraceMs?: number;
 }
+
+/**
+ * A stop waits this long for requests in flight, then closes what is left (a client that stalls mid-upload
+ * would otherwise hold it forever), leaving time for the rest of a container's usual 10 s stop timeout.
+ */
+const STOP_GRACE_MS = 5_000;
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   // Whatever Quarry creates from here on (database, uploads, secrets) is readable by its user only.
@@ -150,7 +158,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     ctx,
     stop() {
       stopping ??= (async () => {
-        await server.stop(false);
+        let timer: Timer | undefined;
+        const graceOver = new Promise<"grace over">((resolve) => (timer = setTimeout(resolve, options.stopGraceMs ?? STOP_GRACE_MS, "grace over")));
+        if ((await Promise.race([server.stop(false), graceOver])) === "grace over") await server.stop(true);
+        clearTimeout(timer);
         await closeBackground();
       })();
       return stopping;

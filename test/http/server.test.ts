@@ -51,4 +51,25 @@ describe("server lifecycle", () => {
     expect(statSync(join(server.dataDir, "quarry.db-wal"), { throwIfNoEntry: false })?.size ?? 0).toBe(0);
     await server.stop();
   });
+
+  test("a request still in flight when the grace period ends is cut off, and the stop completes", async () => {
+    const server = await startTestServer({ env: { QUARRY_LIMITS: "off" }, stopGraceMs: 300 });
+    const account = await signup(server);
+    // An upload that stalls and never ends.
+    let send!: (chunk: string) => void;
+    const body = new ReadableStream<Uint8Array>({ start: (controller) => void (send = (chunk) => controller.enqueue(new TextEncoder().encode(chunk))) });
+    const inFlight = fetch(`${server.url}/v1/knowledge-bases`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.apiKey}`, "content-type": "application/json" },
+      body,
+    }).catch((error: Error) => error);
+    send('{"name":');
+    await Bun.sleep(100);
+    // Well past the 300 ms grace, and short of the idle timeout that ended such a connection before.
+    const outcome = await Promise.race([server.server.stop().then(() => "stopped"), Bun.sleep(5_000).then(() => "still stopping")]);
+    expect(outcome).toBe("stopped");
+    expect(await inFlight).toBeInstanceOf(Error);
+    expect(statSync(join(server.dataDir, "quarry.db-wal"), { throwIfNoEntry: false })?.size ?? 0).toBe(0);
+    await server.stop();
+  });
 });
