@@ -2,6 +2,7 @@
 // 30–39 billing, 40–49 models. Never edit a migration that has shipped; add a new one.
 import type { Migration } from "./migration.ts";
 import { core } from "./001_core.ts";
+import { documentsByStatus } from "./002_documents_by_status.ts";
 import { ingestJobs } from "./010_ingest_jobs.ts";
 import { ingestTurns } from "./011_ingest_turns.ts";
 import { ingestJobAccounts } from "./012_ingest_job_accounts.ts";
@@ -11,4 +12,4 @@ import { usage } from "./030_usage.ts";
 import { requestLog } from "./031_request_log.ts";
 import { webhookEvents } from "./032_webhook_events.ts";
 
-export const MIGRATIONS: Migration[] = [core, ingestJobs, ingestTurns, ingestJobAccounts, searchVersions, searchLog, usage, requestLog, webhookEvents];
+export const MIGRATIONS: Migration[] = [core, documentsByStatus, ingestJobs, ingestTurns, ingestJobAccounts, searchVersions, searchLog, usage, requestLog, webhookEvents];
