@@ -1,6 +1,7 @@
 // Ingestion throughput: pages/s and chunks/s per pipeline step and end to end for a 100-page PDF, a 1 MB
-// text file, 50 small documents and 2,000 short ones uploaded at once (16 uploads in flight); peak memory (RSS; workers are threads of the same
-// process); and GET latency while ingesting (a client polls the API throughout).
+// text file, 50 small documents and 2,000 short ones uploaded at once (16 uploads in flight); peak memory
+// (RSS; workers are threads of the same process); and GET latency while ingesting (a client polls the API
+// throughout).
 //
 //   npm run bench:ingest
 //
