@@ -131,8 +131,9 @@ export function searchRoutes(ctx: AppContext) {
       async ({ request, params, body, principal }) => {
         const state = requestState(request);
         state.kbId = params.kb_id;
+        // Strings are cut (ending in "…") when the summary is stored (request-summary.ts).
         state.requestSummary = {
-          query: body.query.slice(0, 200),
+          query: body.query,
           top_k: body.top_k,
           mode: body.mode,
           rerank: body.rerank,
