@@ -31,7 +31,7 @@ error_detail "Parsing used more than <N> MB of memory and was stopped" or "Parsi
 stopped", and no other document is affected. Deleting a document, or its knowledge base, while it is processed stops its
 processing at once; nothing of it is indexed.
 
-**Pagination.** Lists return \`{data, meta:{cursor, has_more}}\`; pass \`cursor\` to get the next page. Default page size 20, maximum 100. A cursor is valid only for the list that returned it: a malformed one, or one from another list, is a 400 VALIDATION_ERROR at \`query.cursor\`.
+**Pagination.** Lists return \`{data, meta:{cursor, has_more}}\`; pass \`cursor\` to get the next page. Default page size 20, maximum 100. A cursor is valid only for the list that returned it: a malformed one, or one from another list (of another kind, or of another knowledge base, document or account), is a 400 VALIDATION_ERROR at \`query.cursor\`.
 
 **Request ids.** Every response carries \`X-Request-Id\`, the id of its entry in the request history.
 

@@ -40,13 +40,13 @@ function toChunk(row: ChunkRow): Chunk {
 
 /** Ordered by chunk_index; the cursor is the last chunk_index seen. */
 export function listChunks(db: Db, documentId: string, limit: number, cursor?: string): Page<Chunk> {
-  const after = cursor === undefined ? -1 : decodeCursor<number>(cursor, "chunks", "number");
+  const after = cursor === undefined ? -1 : decodeCursor<number>(cursor, { kind: "chunks", owner: documentId }, "number");
   const rows = db
     .query<ChunkRow, [string, number, number]>(
       `SELECT ${COLUMNS} FROM chunks WHERE document_id = ? AND chunk_index > ? ORDER BY chunk_index LIMIT ?`,
     )
     .all(documentId, after, limit + 1);
-  return toPage(rows, limit, "chunks", (r) => r.chunk_index, toChunk);
+  return toPage(rows, limit, { kind: "chunks", owner: documentId }, (r) => r.chunk_index, toChunk);
 }
 
 /** Inserts a document's chunks with their vectors. Call inside the transaction that makes it ready. */

@@ -68,12 +68,12 @@ export function listDocuments(db: Db, kbId: string, options: DocumentListOptions
   }
   if (options.cursor) {
     where.push("id < ?");
-    params.push(decodeCursor<string>(options.cursor, "documents", "string"));
+    params.push(decodeCursor<string>(options.cursor, { kind: "documents", owner: kbId }, "string"));
   }
   const rows = db
     .query<DocumentRow, (string | number)[]>(`SELECT * FROM documents WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ?`)
     .all(...params, options.limit + 1);
-  return toPage(rows, options.limit, "documents", (r) => r.id, toDocument);
+  return toPage(rows, options.limit, { kind: "documents", owner: kbId }, (r) => r.id, toDocument);
 }
 
 export interface NewDocument {

@@ -85,7 +85,7 @@ export function getKnowledgeBase(db: Db, accountId: string, id: string): Knowled
 }
 
 export function listKnowledgeBases(db: Db, accountId: string, limit: number, cursor?: string): Page<KnowledgeBase> {
-  const after = cursor ? decodeCursor<string>(cursor, "knowledge_bases", "string") : null;
+  const after = cursor ? decodeCursor<string>(cursor, { kind: "knowledge_bases", owner: accountId }, "string") : null;
   const rows = after
     ? db.query<KnowledgeBaseRow, [string, string, number]>(
         `${SELECT} WHERE k.account_id = ? AND k.id < ? ORDER BY k.id DESC LIMIT ?`,
@@ -94,7 +94,7 @@ export function listKnowledgeBases(db: Db, accountId: string, limit: number, cur
         accountId,
         limit + 1,
       );
-  return toPage(rows, limit, "knowledge_bases", (r) => r.id, toKnowledgeBase);
+  return toPage(rows, limit, { kind: "knowledge_bases", owner: accountId }, (r) => r.id, toKnowledgeBase);
 }
 
 export interface KnowledgeBasePatch {

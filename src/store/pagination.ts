@@ -1,6 +1,7 @@
-// Keyset pagination. The cursor is opaque to clients (base64url of the list's name and the last key seen),
-// and because keys never move, pages stay stable while new rows are inserted. A cursor from another list
-// is refused like a malformed one, rather than read as a key it is not.
+// Keyset pagination. The cursor is opaque to clients (base64url of the list, its owner and the last key
+// seen), and because keys never move, pages stay stable while new rows are inserted. A cursor from another
+// list, or from the same kind of list of another owner (another knowledge base's documents), is refused
+// like a malformed one, rather than read as a key it is not.
 import { invalid } from "../errors.ts";
 
 export interface Page<T> {
@@ -11,18 +12,22 @@ export interface Page<T> {
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
-/** The lists that are paged. */
-export type PagedList = "knowledge_bases" | "documents" | "chunks" | "requests";
+/** A paged list: its kind and whose it is (the account's knowledge bases, a knowledge base's documents …). */
+export interface PagedList {
+  kind: "knowledge_bases" | "documents" | "chunks" | "requests";
+  /** The id of the account, knowledge base or document the list belongs to. */
+  owner: string;
+}
 
-function encodeCursor(list: PagedList, key: string | number): string {
-  return Buffer.from(JSON.stringify([list, key])).toString("base64url");
+function encodeCursor({ kind, owner }: PagedList, key: string | number): string {
+  return Buffer.from(JSON.stringify([kind, owner, key])).toString("base64url");
 }
 
 /** Decodes a cursor that toPage made for the same list, or throws a 400 naming the cursor. */
-export function decodeCursor<K extends string | number>(cursor: string, list: PagedList, type: "string" | "number"): K {
+export function decodeCursor<K extends string | number>(cursor: string, { kind, owner }: PagedList, type: "string" | "number"): K {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(value) && value.length === 2 && value[0] === list && typeof value[1] === type) return value[1] as K;
+    if (Array.isArray(value) && value.length === 3 && value[0] === kind && value[1] === owner && typeof value[2] === type) return value[2] as K;
   } catch {
     // fall through to the validation error
   }

@@ -97,9 +97,9 @@ export function listRequestLog(db: Db, accountId: string, filter: RequestLogFilt
   if (filter.from) add("created_at >= ?", filter.from);
   if (filter.to) add("created_at < ?", filter.to);
   if (cursor) {
-    const key = decodeCursor<string>(cursor, "requests", "string");
+    const key = decodeCursor<string>(cursor, { kind: "requests", owner: accountId }, "string");
     const at = key.indexOf(CURSOR_SEPARATOR);
-    if (at < 0) throw invalid(["cursor"], "is not a valid cursor");
+    if (at < 0) throw invalid(["query", "cursor"], "is not a valid cursor");
     add("(created_at, id) < (?, ?)", key.slice(0, at), key.slice(at + 1));
   }
   const rows = db
@@ -107,7 +107,7 @@ export function listRequestLog(db: Db, accountId: string, filter: RequestLogFilt
       `SELECT ${COLUMNS} FROM request_log WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
     )
     .all(...params, limit + 1);
-  return toPage(rows, limit, "requests", (r) => `${r.created_at}${CURSOR_SEPARATOR}${r.id}`, toEntry);
+  return toPage(rows, limit, { kind: "requests", owner: accountId }, (r) => `${r.created_at}${CURSOR_SEPARATOR}${r.id}`, toEntry);
 }
 
 /** The entry, if it belongs to the account; otherwise NOT_FOUND. */

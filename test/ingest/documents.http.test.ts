@@ -147,10 +147,15 @@ describe("GET /documents", () => {
     for (const path of ["/v1/knowledge-bases", chunksPath, "/v1/requests"]) {
       expectValidation(await server.request("GET", `${path}?cursor=${docCursor}`, { token: ws.account.apiKey }), ["query", "cursor"]);
     }
-    await server.request("POST", "/v1/knowledge-bases", { token: ws.account.apiKey, body: { name: "second" } });
+    const secondKb = await server.request("POST", "/v1/knowledge-bases", { token: ws.account.apiKey, body: { name: "second" } });
     const kbCursor = (await server.request("GET", "/v1/knowledge-bases?limit=1", { token: ws.account.apiKey })).body.meta.cursor;
     expect(typeof kbCursor).toBe("string");
     expectValidation(await get(ws, `?cursor=${kbCursor}`), ["query", "cursor"]);
+    // nor by the same kind of list of another owner: another knowledge base's documents, another account's knowledge bases
+    const secondDocs = `/v1/knowledge-bases/${secondKb.body.data.id}/documents`;
+    expectValidation(await server.request("GET", `${secondDocs}?cursor=${docCursor}`, { token: ws.account.apiKey }), ["query", "cursor"]);
+    const stranger = await signup(server);
+    expectValidation(await server.request("GET", `/v1/knowledge-bases?cursor=${kbCursor}`, { token: stranger.apiKey }), ["query", "cursor"]);
 
     for (const id of ids) await waitForDocument(server, ws.account.apiKey, ws.kbId, id);
     expect((await get(ws, "?status=ready&limit=100")).body.data.length).toBe(23);
@@ -178,6 +183,10 @@ describe("GET /documents/{id}/chunks", () => {
       expect(page.body.meta.has_more).toBe(cursor !== null);
     } while (cursor);
     expect(seen).toEqual(Array.from({ length: doc.chunk_count }, (_, i) => i));
+    // a cursor belongs to its document's chunk list
+    const firstPage = await get(ws, `/${doc.id}/chunks?limit=2`);
+    const other = await waitForDocument(server, ws.account.apiKey, ws.kbId, (await addText(server, ws, { text: "Another document." })).body.data.id);
+    expectValidation(await get(ws, `/${other.id}/chunks?cursor=${firstPage.body.meta.cursor}`), ["query", "cursor"]);
     const all = await allChunks(server, ws, doc.id);
     expect(all.map((c) => c.text).join(" ")).toContain("Paragraph 119 describes");
   });
