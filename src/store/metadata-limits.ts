@@ -22,9 +22,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Shape problems (key count, key length, depth) under `value`, which sits `depth` levels deep. */
+/** Shape problems (key count, key length, depth, numbers out of range) under `value`, which sits `depth` levels deep. */
 function shapeIssues(value: unknown, path: (string | number)[], depth: number, issues: ValidationIssue[]): void {
-  if (issues.length >= MAX_ISSUES || (typeof value !== "object" || value === null)) return;
+  if (issues.length >= MAX_ISSUES) return;
+  // JSON.parse reads 1e999 as Infinity, which would be stored as null.
+  if (typeof value === "number" && !Number.isFinite(value)) issues.push({ path, message: "must be a finite number (this one overflows)" });
+  if (typeof value !== "object" || value === null) return;
   if (depth > METADATA_LIMITS.depth) {
     issues.push({ path, message: `is nested too deeply: objects and arrays may nest at most ${METADATA_LIMITS.depth} levels` });
     return;

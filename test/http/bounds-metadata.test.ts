@@ -21,18 +21,19 @@ afterAll(() => server.stop());
 
 const file = () => new File(["Some text to keep."], "note.txt", { type: "text/plain" });
 
-/** Every way metadata enters the service, sending the given metadata. */
-const WAYS: Record<string, (metadata: Record<string, unknown>) => Promise<ApiResponse>> = {
-  "knowledge base create": (metadata) => server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "m", metadata } }),
-  "knowledge base PATCH": (metadata) => server.request("PATCH", `/v1/knowledge-bases/${kbId}`, { token: account.apiKey, body: { metadata } }),
-  "text ingestion": (metadata) =>
-    server.request("POST", `/v1/knowledge-bases/${kbId}/documents/text`, { token: account.apiKey, body: { text: "Some text.", metadata } }),
-  "document PATCH": (metadata) => server.request("PATCH", `/v1/knowledge-bases/${kbId}/documents/${docId}`, { token: account.apiKey, body: { metadata } }),
-  upload: (metadata) =>
-    server.request("POST", `/v1/knowledge-bases/${kbId}/documents`, { token: account.apiKey, form: { file: file(), metadata: JSON.stringify(metadata) } }),
-  replacement: (metadata) =>
-    server.request("PUT", `/v1/knowledge-bases/${kbId}/documents/${docId}`, { token: account.apiKey, form: { file: file(), metadata: JSON.stringify(metadata) } }),
+/** Every way metadata enters the service, sending the given metadata as JSON text. */
+const RAW_WAYS: Record<string, (json: string) => Promise<ApiResponse>> = {
+  "knowledge base create": (json) => server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: `{"name":"m","metadata":${json}}` }),
+  "knowledge base PATCH": (json) => server.request("PATCH", `/v1/knowledge-bases/${kbId}`, { token: account.apiKey, body: `{"metadata":${json}}` }),
+  "text ingestion": (json) =>
+    server.request("POST", `/v1/knowledge-bases/${kbId}/documents/text`, { token: account.apiKey, body: `{"text":"Some text.","metadata":${json}}` }),
+  "document PATCH": (json) => server.request("PATCH", `/v1/knowledge-bases/${kbId}/documents/${docId}`, { token: account.apiKey, body: `{"metadata":${json}}` }),
+  upload: (json) => server.request("POST", `/v1/knowledge-bases/${kbId}/documents`, { token: account.apiKey, form: { file: file(), metadata: json } }),
+  replacement: (json) => server.request("PUT", `/v1/knowledge-bases/${kbId}/documents/${docId}`, { token: account.apiKey, form: { file: file(), metadata: json } }),
 };
+const WAYS = Object.fromEntries(
+  Object.entries(RAW_WAYS).map(([way, send]) => [way, (metadata: Record<string, unknown>) => send(JSON.stringify(metadata))]),
+);
 
 const keys = (n: number, value: unknown = 1) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, value]));
 const nested = (levels: number, leaf: unknown): unknown => (levels === 0 ? leaf : { a: nested(levels - 1, leaf) });
@@ -85,4 +86,27 @@ test("metadata at every limit at once is accepted on every way in, and stored un
   }
   const doc = await server.request("GET", `/v1/knowledge-bases/${kbId}/documents/${docId}`, { token: account.apiKey });
   expect(doc.body.data.metadata).toEqual(metadata);
+});
+
+test('JSON a JavaScript object cannot hold as sent: a "__proto__" key is stored like any other, a number that overflows is refused', async () => {
+  const withProto = '{"__proto__":{"x":1},"a":1}';
+  for (const [way, send] of Object.entries(RAW_WAYS)) {
+    const stored = await send(withProto);
+    expect({ way, status: stored.status }).toEqual({ way, status: way.includes("PATCH") ? 200 : way.includes("create") ? 201 : 202 });
+    expect({ way, metadata: JSON.stringify(stored.body.data.metadata) }).toEqual({ way, metadata: withProto });
+
+    const overflow = await send('{"a":1e999}');
+    expect({ way, status: overflow.status }).toEqual({ way, status: 400 });
+    expect(overflow.body.error.details.issues).toEqual([{ path: ["metadata", "a"], message: "must be a finite number (this one overflows)" }]);
+  }
+  const kb = await server.request("GET", `/v1/knowledge-bases/${kbId}`, { token: account.apiKey });
+  expect(JSON.stringify(kb.body.data.metadata)).toBe(withProto);
+  await waitForDocument(server, account.apiKey, kbId, docId);
+  const found = await server.request("POST", `/v1/knowledge-bases/${kbId}/search`, {
+    token: account.apiKey,
+    body: { query: "text to keep", mode: "keyword", rerank: false, filter: { a: { $eq: 1 } } },
+  });
+  expect(found.status).toBe(200);
+  const hit = found.body.data.results.find((r: { document_id: string }) => r.document_id === docId);
+  expect(JSON.stringify(hit.document_metadata)).toBe(withProto);
 });
