@@ -36,7 +36,13 @@ function tooLarge(size: string, max: number): QuarryError {
 
 /** The body as text; one sent without a Content-Length (chunked) is cut off at `max` bytes. */
 export async function readText(request: Request, max: number): Promise<string | QuarryError> {
-  if (request.headers.has("content-length") || !request.body) return request.text(); // length checked in onRequest
+  const bytes = await readBytes(request, max);
+  return bytes instanceof Uint8Array ? new TextDecoder().decode(bytes) : bytes;
+}
+
+/** The body's bytes as sent; one sent without a Content-Length (chunked) is cut off at `max` bytes. */
+export async function readBytes(request: Request, max: number): Promise<Uint8Array | QuarryError> {
+  if (request.headers.has("content-length") || !request.body) return new Uint8Array(await request.arrayBuffer()); // length checked in onRequest
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -48,7 +54,7 @@ export async function readText(request: Request, max: number): Promise<string | 
     }
     chunks.push(read.value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 function isJson(contentType: string): boolean {

@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { requestState } from "../request-state.ts";
-import { maxBodyBytes, readText } from "../body.ts";
+import { maxBodyBytes, readBytes } from "../body.ts";
 import { errorResponses } from "../schemas.ts";
 import { parseWith } from "../validation.ts";
 import { validationError } from "../../errors.ts";
@@ -33,7 +33,7 @@ const WebhookPayload = z.looseObject({
 function parsePayload(raw: string): z.infer<typeof WebhookPayload> {
   let json: unknown;
   try {
-    json = JSON.parse(raw);
+    json = JSON.parse(raw.replace(/^\uFEFF/, "")); // a byte-order mark is signed, but is not JSON
   } catch {
     throw validationError([{ path: [], message: "is not valid JSON" }], "Webhook body is not valid JSON");
   }
@@ -51,7 +51,8 @@ const DESCRIPTION = [
   "an end event for a subscription other than the account's current one is ignored.",
   "The account is found by data.metadata.account_id, else data.customer_email, else a data.customer_id seen before.",
   "Unknown events, unknown products and events for no known account are acknowledged and recorded without effect.",
-  "A correctly signed body that is not a JSON object with an event field is 400 VALIDATION_ERROR.",
+  "The body is read as sent, whatever its Content-Type, and parsed only once its signature holds; a correctly signed body",
+  "that is not a JSON object with an event field is 400 VALIDATION_ERROR (data is optional; the nesting limit of the /v1 routes does not apply).",
   "Rate-limited per client IP (429 RATE_LIMIT_EXCEEDED; see Per-client rate limits).",
 ].join(" ");
 
@@ -88,9 +89,11 @@ export function webhookRoutes(ctx: AppContext) {
     },
     {
       // A body over the limit is reported after the route is matched, like every unreadable body (body.ts).
+      // Decoded by Buffer, which keeps a byte-order mark (TextDecoder drops it), so that the text the
+      // signature is checked over encodes back to the bytes that were signed.
       parse: async ({ request, path }) => {
-        const raw = await readText(request, maxBodyBytes(path));
-        if (typeof raw === "string") return raw;
+        const raw = await readBytes(request, maxBodyBytes(path));
+        if (raw instanceof Uint8Array) return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("utf8");
         requestState(request).bodyError = raw;
         return "";
       },
@@ -100,7 +103,7 @@ export function webhookRoutes(ctx: AppContext) {
         description: DESCRIPTION,
         tags: ["Webhooks"],
         security: [],
-        requestBody: { required: true, content: { "application/json": { schema: z.toJSONSchema(WebhookPayload) as never } } },
+        requestBody: { required: true, content: { "application/json": { schema: z.toJSONSchema(WebhookPayload, { io: "input" }) as never } } },
         parameters: ["webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => ({
           in: "header" as const,
           name,
