@@ -23,10 +23,15 @@ export class JwtIssuer {
   /** The account id of a valid token, or null for anything else (bad signature, expired, malformed). */
   async verify(token: string, now: Date): Promise<string | null> {
     try {
+      // Tokens this server signs always carry iat and exp 24 h apart: one without them, or meant to last
+      // longer, was not made here (it can only come from a leaked secret) and is refused.
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ["HS256"],
         currentDate: now,
+        requiredClaims: ["sub", "iat", "exp"],
+        maxTokenAge: JWT_LIFETIME_SECONDS,
       });
+      if (payload.exp! - payload.iat! > JWT_LIFETIME_SECONDS) return null;
       return typeof payload.sub === "string" ? payload.sub : null;
     } catch {
       return null;

@@ -16,10 +16,15 @@ export function bearerToken(request: Request): string | null {
   return match ? match[1] : null;
 }
 
+/** 401 for a missing or invalid bearer credential, saying which scheme is expected (RFC 6750). */
+export function invalidCredential(): QuarryError {
+  return new QuarryError("AUTHENTICATION_ERROR", INVALID_API_KEY, undefined, { "www-authenticate": 'Bearer realm="quarry"' });
+}
+
 export async function authenticateRequest(ctx: AppContext, request: Request): Promise<Principal> {
   const token = bearerToken(request);
   const principal = token ? await ctx.accounts.authenticate(token) : null;
-  if (!principal) throw new QuarryError("AUTHENTICATION_ERROR", INVALID_API_KEY);
+  if (!principal) throw invalidCredential();
   requestState(request).principal = principal;
   return principal;
 }

@@ -142,12 +142,14 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
     }
   })
   .onTransform({ as: "global" }, ({ request, path }) => {
-    if (path.startsWith(AUTHENTICATED_PREFIX)) return; // raised by auth.ts once the credential is checked
+    if (path.startsWith(AUTHENTICATED_PREFIX) || path === BEARER_AUTH_ROUTE) return; // raised once the credential is checked
     throwBodyError(request);
   });
 
 /** Every route under this prefix authenticates: a missing credential is answered (401) before a bad body. */
 const AUTHENTICATED_PREFIX = "/api/v1/";
+/** The one /auth route that takes a bearer credential (routes/auth.ts): likewise. */
+export const BEARER_AUTH_ROUTE = "/api/auth/api-key/regenerate";
 
 /** Throws the error met while reading the body, if any (before the body is validated). */
 export function throwBodyError(request: Request): void {

@@ -10,7 +10,8 @@ import { MAX_BODY_BYTES, MAX_JSON_DEPTH, UNAUTHENTICATED_BODY_LIMITS } from "./b
 const DESCRIPTION = `Quarry stores documents in knowledge bases, parses, chunks, embeds and indexes them in the background,
 and answers searches with ranked chunks for a language model.
 
-**Authentication.** Send \`Authorization: Bearer <API key>\` (or the dashboard JWT from signup/login) on every /v1 call.
+**Authentication.** Send \`Authorization: Bearer <API key>\` (or the dashboard JWT from signup/login) on every /v1 call. A missing or
+invalid one is 401 AUTHENTICATION_ERROR "Invalid or missing API key" with \`WWW-Authenticate: Bearer realm="quarry"\`.
 
 **Errors.** Every error is \`{"error":{"code","message","details"}}\`. Status by code: VALIDATION_ERROR 400
 (details.issues = [{path, message}]), AUTHENTICATION_ERROR 401, NOT_FOUND 404, CONFLICT 409, RATE_LIMIT_EXCEEDED 429,

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { SignJWT } from "jose";
 import { ManualClock, signup, startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -116,6 +117,15 @@ describe("POST /auth/api-key/regenerate", () => {
     const noAuth = await server.request("POST", "/auth/api-key/regenerate");
     expect(noAuth.status).toBe(401);
     expect(noAuth.body).toEqual(refused);
+    expect(noAuth.headers.get("www-authenticate")).toBe('Bearer realm="quarry"');
+    // the credential is checked before the body, as on /v1
+    const noAuthTextBody = await server.request("POST", "/auth/api-key/regenerate", { body: "hello", headers: { "content-type": "text/plain" } });
+    expect(noAuthTextBody.status).toBe(401);
+    expect(noAuthTextBody.body).toEqual(refused);
+    const jwtTextBody = await server.request("POST", "/auth/api-key/regenerate", { token: account.token, body: "hello", headers: { "content-type": "text/plain" } });
+    expect(jwtTextBody.status).toBe(400);
+    expect(jwtTextBody.body.error.code).toBe("VALIDATION_ERROR");
+    expect((await server.request("GET", "/v1/account")).headers.get("www-authenticate")).toBe('Bearer realm="quarry"');
     expect((await server.request("GET", "/v1/account", { token: account.apiKey })).status).toBe(200); // still valid
 
     const res = await server.request("POST", "/auth/api-key/regenerate", { token: account.token });
@@ -148,6 +158,25 @@ describe("dashboard JWT", () => {
       expect((await timed.request("GET", "/v1/account", { token: account.apiKey })).status).toBe(200); // the API key does not expire
     } finally {
       await timed.stop();
+    }
+  });
+
+  test("a token signed with the server's secret but without exp or iat, or meant to last past 24 hours, is refused", async () => {
+    const secret = "s".repeat(48);
+    const keyed = await startTestServer({ env: { QUARRY_JWT_SECRET: secret } });
+    try {
+      const account = await signup(keyed);
+      const key = new TextEncoder().encode(secret);
+      const now = Math.floor(Date.now() / 1000);
+      const sign = (claims: { iat?: number; exp?: number }) =>
+        new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setSubject(account.id).sign(key);
+      expect((await keyed.request("GET", "/v1/account", { token: await sign({ iat: now, exp: now + 3600 }) })).status).toBe(200);
+      for (const claims of [{}, { iat: now }, { exp: now + 3600 }, { iat: now, exp: now + 30 * 24 * 3600 }, { iat: now - 25 * 3600, exp: now + 3600 }]) {
+        const res = await keyed.request("GET", "/v1/account", { token: await sign(claims) });
+        expect({ claims, status: res.status }).toEqual({ claims, status: 401 });
+      }
+    } finally {
+      await keyed.stop();
     }
   });
 });

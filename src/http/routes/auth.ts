@@ -2,10 +2,9 @@
 // (request-gate.ts), which also slows password guessing and probing for registered emails.
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { QuarryError } from "../../errors.ts";
 import type { AppContext } from "../context.ts";
-import { authenticateRequest } from "../auth.ts";
-import { INVALID_API_KEY } from "../../accounts/service.ts";
+import { authenticateRequest, invalidCredential } from "../auth.ts";
+import { throwBodyError } from "../body.ts";
 import { dataOf, errorResponses } from "../schemas.ts";
 
 const Account = z.object({
@@ -63,7 +62,8 @@ export function authRoutes(ctx: AppContext) {
       async ({ request }) => {
         const principal = await authenticateRequest(ctx, request);
         // An API key is not a credential here: the same 401 as a missing or invalid one.
-        if (principal.authType !== "jwt") throw new QuarryError("AUTHENTICATION_ERROR", INVALID_API_KEY);
+        if (principal.authType !== "jwt") throw invalidCredential();
+        throwBodyError(request); // it takes no body, but a malformed one is reported after the credential
         return { data: ctx.accounts.regenerateApiKey(principal.account) };
       },
       {
