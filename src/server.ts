@@ -122,8 +122,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   ctx.searchIndexes.start();
   let app: ReturnType<typeof createApp>;
   try {
-    // Declared lengths over MAX_BODY_BYTES get our own 400 (http/body.ts) before the body is read; Bun's
-    // hard cap only stops chunked bodies that never declared a length. reusePort off (Elysia turns it on):
+    // Declared lengths over MAX_BODY_BYTES get our own 400 (http/body.ts) before the body is read, up to
+    // Bun's hard cap, which answers a bare 413 before any of our code runs: it bounds what a chunked body
+    // (no declared length) can make Bun buffer for a multipart form. reusePort off (Elysia turns it on):
     // a second Quarry on a port already in use must fail, not silently share the traffic.
     app = createApp(ctx).listen({
       port: config.port,

@@ -3,6 +3,7 @@
 import { PLANS, PLAN_NAMES, TRIAL_DAYS, type Plan } from "../billing/plans.ts";
 import { FILTER_LIMITS } from "../search/filters.ts";
 import { METADATA_LIMITS } from "../store/metadata-limits.ts";
+import { MAX_NAME_LENGTH } from "../ingest/upload-rules.ts";
 import { DOCX_CHARS_PER_PAGE, MAX_PAGES } from "../ingest/parsers/page-limit.ts";
 import { PACKAGE_LIMITS } from "../ingest/parsers/package-limits.ts";
 import { SUMMARY_LIMITS } from "./request-summary.ts";
@@ -47,11 +48,13 @@ An account whose subscription ends returns to the trial plan's allowances with t
 **Page counts.** pdf: its pages; pptx: the slides the presentation lists; xlsx: its worksheets; png, jpg, jpeg, webp: 1; tiff: its frames;
 docx: counted from the content, as a .docx stores flowing text: explicit page breaks and section breaks (other than continuous ones)
 split the text, and each part counts one page per ${DOCX_CHARS_PER_PAGE} characters of text (as many as a text file is billed a page for in bytes),
-at least one; the page count Word records in the file counts instead when it is higher. A document of more than ${MAX_PAGES} pages ends \`failed\`.
+at least one; the page count Word records in the file counts instead when it is higher. A rich document of more than ${MAX_PAGES} pages ends \`failed\`;
+the text types (txt, md, html, htm, csv, tsv, json, and text ingestion) are bounded by size instead (50 MB a file, 10,000,000 characters of text) and billed by their estimate.
 A docx, pptx or xlsx whose parts decompress to more than ${PACKAGE_LIMITS.partBytes / 1024 ** 2} MB each or ${PACKAGE_LIMITS.fileBytes / 1024 ** 2} MB in all, or that has more than
 ${PACKAGE_LIMITS.parts} parts, ends \`failed\` with error_detail "… decompresses to more than N MB; it looks like a zip bomb" (or "… has more than N parts; …").
 
 **Size limits** (400 VALIDATION_ERROR, each problem in details.issues with its path, e.g. \`["metadata","a","b"]\` or \`["filter","topic","$in"]\`):
+- a document's name: at most ${MAX_NAME_LENGTH} characters, for an uploaded file's name as for text ingestion's \`name\`;
 - metadata of a knowledge base or document (create, PATCH, upload, replacement and text ingestion alike): a JSON object of at most
   ${METADATA_LIMITS.bytes} bytes as JSON, at most ${METADATA_LIMITS.keys} keys in it and in each object nested in it, keys of at most ${METADATA_LIMITS.keyLength} characters,
   objects and arrays nested at most ${METADATA_LIMITS.depth} levels (the metadata object being the first);
