@@ -88,8 +88,8 @@ const SearchResponseSchema = z.object({
   }),
 });
 
-const DESCRIPTION = `Searches the chunks of the knowledge base's **ready** documents (a document being processed or replaced is
-not searchable until it is ready again). Each call counts as one search query against the plan allowance (429
+const DESCRIPTION = `Searches the chunks of the knowledge base's **ready** documents. A document being processed for the first time is
+not searchable yet; one processed again after a replacement (PUT) is found by its previous chunks until the new ones replace them all at once. Each call counts as one search query against the plan allowance (429
 USAGE_LIMIT_EXCEEDED with details {limit, current_usage, plan, requested} when it is used up), also when the embedding
 model then fails (503 EXTERNAL_SERVICE_ERROR).
 
