@@ -229,6 +229,22 @@ describe(".docx page count from the content", () => {
     expect({ status: doc.status, pages: doc.page_count }).toEqual({ status: "ready", pages: 4 });
   });
 
+  test("pages follow the breaks: text before a page break is never cited on a page after it", async () => {
+    // 4 pages of text (34 paragraphs, 9,354 characters), a page break, then one short paragraph: 5 pages.
+    // Spread evenly over the 5 pages, the last fifth of the long run's text would be cited on page 5.
+    const filler = (i: number) => `Paragraph ${i} of the long run tells how the colony stores honey for the winter months ahead. `.repeat(3);
+    const body = Array.from({ length: 34 }, (_, i) => paragraph(filler(i))).join("") + pageBreak + paragraph("GAMMAMARK closes the document.");
+    const doc = await ingest(server, ws, await docx(body));
+    expect({ status: doc.status, pages: doc.page_count }).toEqual({ status: "ready", pages: 5 });
+    const chunks = await allChunks(server, ws, doc.id);
+    const last = chunks.filter((chunk) => chunk.text.includes("GAMMAMARK"));
+    expect(last.map((chunk) => chunk.end_page)).toEqual([5]);
+    const before = chunks.filter((chunk) => !chunk.text.includes("GAMMAMARK"));
+    expect(before.length).toBeGreaterThan(2);
+    for (const chunk of before) expect({ chunk: chunk.chunk_index, end: chunk.end_page! <= 4 }).toEqual({ chunk: chunk.chunk_index, end: true });
+    expect(before[0].start_page).toBe(1);
+  });
+
   test("a short real Word document keeps its small count", async () => {
     const file = new File([readFileSync(join(SHARED_SAMPLES_DIR, "docx/sample_docx_1.docx"))], "sample_docx_1.docx");
     const doc = await ingest(server, ws, file);

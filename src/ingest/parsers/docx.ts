@@ -23,32 +23,60 @@ export async function parseDocx(data: Uint8Array): Promise<ParsedDocument> {
     throw new ParseError(INVALID);
   }
   const sections = htmlToSections(html);
-  const totalWords = sections.reduce((sum, section) => sum + countWords(section.text), 0);
   const appXml = await readXmlPart(zip, "docProps/app.xml").catch(() => null);
   const recordedPages = Number(appXml ? DomUtils.textContent(elementsNamed(appXml, "Pages")) : NaN);
   // <Pages> in docProps is whatever the writing program (or anyone) put there, so it can raise the
   // count (Word's layout of tables, images and large type takes more room than text alone) but
   // never lower it below the count from the content.
-  const contentPages = countContentPages(await documentPart.async("string"));
+  const runs = pageRuns(await documentPart.async("string"));
+  const contentPages = runs.reduce((sum, run) => sum + run.pages, 0);
   const pageCount = recordedPages > contentPages ? Math.floor(recordedPages) : contentPages;
   assertPageLimit(pageCount);
-  return { pageCount, sections: paginateByWords(sections, pageCount, totalWords) };
+  return { pageCount, sections: paginate(sections, pageStarts(runs, pageCount - contentPages)) };
+}
+
+/** Characters other than white space: what the body's text and mammoth's HTML of it have alike. */
+function visibleLength(text: string): number {
+  return text.replace(/\s+/g, "").length;
 }
 
 /**
- * A .docx stores flowing text, not laid-out pages, so page numbers are estimated: each paragraph
- * is put on the page its first word falls on when the words are spread evenly over the pages.
+ * Where each page starts, as an offset in the body's visible characters. Page breaks are hard
+ * boundaries; within a run between two breaks the pages share its text evenly. `extraPages` (the
+ * recorded count above the content's) go to the runs in proportion to their text.
  */
-function paginateByWords(sections: ParsedSection[], pageCount: number, totalWords: number): ParsedSection[] {
-  const wordsPerPage = Math.max(1, totalWords / pageCount);
+function pageStarts(runs: PageRun[], extraPages: number): number[] {
+  const total = runs.reduce((sum, run) => sum + run.visible, 0) || 1;
+  const starts: number[] = [];
+  let offset = 0;
+  let given = 0;
+  let textBefore = 0;
+  for (const run of runs) {
+    textBefore += run.visible;
+    // Cumulative rounding hands out exactly extraPages in all, each run its share of the text.
+    const extra = Math.round((extraPages * textBefore) / total) - given;
+    given += extra;
+    const pages = run.pages + extra;
+    for (let page = 0; page < pages; page++) starts.push(offset + (run.visible * page) / pages);
+    offset += run.visible;
+  }
+  return starts;
+}
+
+/**
+ * A .docx stores flowing text, not laid-out pages, so each paragraph is put on the page its first
+ * character falls on (pageStarts), mammoth's paragraphs being the body's in the same order.
+ */
+function paginate(sections: ParsedSection[], starts: number[]): ParsedSection[] {
   const paged: ParsedSection[] = [];
   let offset = 0;
+  let page = 1;
   for (const section of sections) {
     let current: ParsedSection | null = null;
     const paragraphs = section.text === "" ? [""] : section.text.split("\n\n");
     for (const paragraph of paragraphs) {
-      const page = Math.min(pageCount, Math.floor(offset / wordsPerPage) + 1);
-      offset += countWords(paragraph);
+      while (page < starts.length && starts[page] <= offset) page++;
+      offset += visibleLength(paragraph);
       if (current && current.page === page) {
         current.text += `\n\n${paragraph}`;
         continue;
@@ -60,6 +88,12 @@ function paginateByWords(sections: ParsedSection[], pageCount: number, totalWord
   return paged;
 }
 
+/** The text between two page breaks: its visible characters and the pages it fills. */
+interface PageRun {
+  visible: number;
+  pages: number;
+}
+
 /**
  * Pages from the document body: explicit page breaks (<w:br w:type="page"/>, pageBreakBefore) and
  * section breaks other than continuous ones split the text into runs of pages, and each run takes
@@ -67,15 +101,17 @@ function paginateByWords(sections: ParsedSection[], pageCount: number, totalWord
  * with the section that follows it; reading it off the section that ends is exact whenever a
  * document uses one kind of break, and the text estimate bounds the error otherwise.)
  */
-function countContentPages(documentXml: string): number {
-  let pages = 0;
+function pageRuns(documentXml: string): PageRun[] {
+  const runs: PageRun[] = [];
   let chars = 0;
+  let visible = 0;
   let inText = false;
   let inParagraphProperties = false;
   let paragraphSection: { continuous: boolean } | null = null;
   const breakPage = () => {
-    pages += Math.max(1, Math.ceil(chars / DOCX_CHARS_PER_PAGE));
+    runs.push({ visible, pages: Math.max(1, Math.ceil(chars / DOCX_CHARS_PER_PAGE)) });
     chars = 0;
+    visible = 0;
   };
   const parser = new Parser(
     {
@@ -102,7 +138,9 @@ function countContentPages(documentXml: string): number {
         }
       },
       ontext(text) {
-        if (inText) chars += text.length;
+        if (!inText) return;
+        chars += text.length;
+        visible += visibleLength(text);
       },
       onclosetag(name) {
         const local = localNameOf(name);
@@ -118,9 +156,5 @@ function countContentPages(documentXml: string): number {
   );
   parser.end(documentXml);
   breakPage();
-  return pages;
-}
-
-function countWords(text: string): number {
-  return text.split(/\s+/).filter(Boolean).length;
+  return runs;
 }
