@@ -177,7 +177,7 @@ describe("pathological Markdown lines", () => {
   });
 });
 
-describe(".docx page count from the content", () => {
+describe(".docx read from its content: page count, pages, tables", () => {
   const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
   const paragraph = (text: string, extra = "") => `<w:p>${extra}<w:r><w:t xml:space="preserve">${text}</w:t></w:r></w:p>`;
   const pageBreak = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
@@ -243,6 +243,16 @@ describe(".docx page count from the content", () => {
     expect(before.length).toBeGreaterThan(2);
     for (const chunk of before) expect({ chunk: chunk.chunk_index, end: chunk.end_page! <= 4 }).toEqual({ chunk: chunk.chunk_index, end: true });
     expect(before[0].start_page).toBe(1);
+  });
+
+  test("a table keeps its rows: cells joined with | on one line, although Word puts each cell's text in a paragraph", async () => {
+    const cell = (text: string) => `<w:tc>${paragraph(text)}</w:tc>`;
+    const row = (...cells: string[]) => `<w:tr>${cells.map(cell).join("")}</w:tr>`;
+    const table = `<w:tbl>${row("Desert", "Area")}${row("Sahara", "9200000")}${row("Gobi", "1295000")}</w:tbl>`;
+    const doc = await ingest(server, ws, await docx(paragraph("Deserts by area.") + table));
+    expect(doc.status).toBe("ready");
+    const text = (await allChunks(server, ws, doc.id)).map((chunk) => chunk.text).join("\n");
+    expect(text).toContain("Desert | Area\nSahara | 9200000\nGobi | 1295000");
   });
 
   test("a short real Word document keeps its small count", async () => {

@@ -162,6 +162,12 @@ describe("text formats", () => {
     expect(doc.sections).toEqual([{ text: "a | b\n1 | 2", page: null, heading: "T & C" }]);
   });
 
+  test("html: paragraphs, lists and line breaks inside a cell stay on the row's line", async () => {
+    const cells = "<tr><td><p>Sahara</p><p>North Africa</p></td><td><ul><li>9200000</li></ul></td><td>hot<br>dry</td></tr>";
+    const doc = await parseText("html", `<table><tr><th><p>Desert</p></th><th><div>Area</div></th><th>Climate</th></tr>${cells}</table><p>After</p>`);
+    expect(doc.sections.map((section) => section.text)).toEqual(["Desert | Area | Climate\nSahara North Africa | 9200000 | hot dry\n\nAfter"]);
+  });
+
   test("json: top-level array paths", async () => {
     const doc = await parseText("json", '[{"name": "x", "tags": ["a", "b"]}]');
     expect(doc.sections[0]!.text).toBe("[0].name: x\n[0].tags[0]: a\n[0].tags[1]: b");

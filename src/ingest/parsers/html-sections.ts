@@ -23,11 +23,14 @@ const CELLS = new Set(["td", "th"]);
 /**
  * HTML → sections: <title> and h1–h6 become headings, block elements paragraph breaks,
  * list items and table rows lines (cells joined with " | "); boilerplate elements are dropped.
+ * Inside a cell, paragraphs and line breaks are only spaces, so that a row stays one line: Word
+ * (through mammoth) puts every cell's text in a <p>.
  */
 export function htmlToSections(html: string): ParsedSection[] {
   const collector = new SectionCollector();
   let skipDepth = 0;
   let preDepth = 0;
+  let cellDepth = 0;
   let capture: string | null = null; // text of the <title> or heading being read
   let line = "";
   // Whether `line` has any visible text yet, kept as text arrives: testing the whole line again at
@@ -61,9 +64,13 @@ export function htmlToSections(html: string): ParsedSection[] {
         if (name === "title" || HEADINGS.has(name)) {
           endParagraph();
           capture = "";
-        } else if (BLOCKS.has(name)) endParagraph();
+        } else if (cellDepth > 0 && (BLOCKS.has(name) || LINES.has(name))) addToLine(" ");
+        else if (BLOCKS.has(name)) endParagraph();
         else if (LINES.has(name)) endLine();
-        else if (CELLS.has(name) && lineHasText) line += " | ";
+        if (CELLS.has(name)) {
+          if (lineHasText) line += " | ";
+          cellDepth++;
+        }
         if (name === "pre") preDepth++;
       },
       ontext(text) {
@@ -86,7 +93,9 @@ export function htmlToSections(html: string): ParsedSection[] {
         if ((name === "title" || HEADINGS.has(name)) && capture !== null) {
           collector.setHeading(cleanLine(capture));
           capture = null;
-        } else if (BLOCKS.has(name)) endParagraph();
+        } else if (CELLS.has(name)) cellDepth = Math.max(0, cellDepth - 1);
+        else if (cellDepth > 0 && (BLOCKS.has(name) || LINES.has(name))) addToLine(" ");
+        else if (BLOCKS.has(name)) endParagraph();
         else if (LINES.has(name)) endLine();
         if (name === "pre") preDepth--;
       },
