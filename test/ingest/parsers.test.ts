@@ -144,9 +144,12 @@ describe("text formats", () => {
     expect((await parseText(".TXT", "hello")).sections[0]!.text).toBe("hello");
   });
 
-  test("UTF-8 BOM stripped; invalid UTF-8 read as latin1", async () => {
+  test("UTF-8 BOM stripped; text that is not UTF-8 read as latin1", async () => {
     expect((await parseText("txt", new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0x69]))).sections[0]!.text).toBe("hi");
     expect((await parseText("txt", new Uint8Array([0x63, 0x61, 0x66, 0xe9]))).sections[0]!.text).toBe("café");
+    // UTF-8 but for one stray byte: the rest stays UTF-8, the stray byte becomes U+FFFD
+    const mostly = new Uint8Array([...new TextEncoder().encode("café crème brûlée "), 0xe9, ...new TextEncoder().encode(" déjà vu")]);
+    expect((await parseText("txt", mostly)).sections[0]!.text).toBe("café crème brûlée \uFFFD déjà vu");
   });
 
   test("markdown: setext headings, front matter dropped, code kept", async () => {
