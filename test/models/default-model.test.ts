@@ -1,6 +1,7 @@
 // The built-in embedder (use-lite, int8) through the real embedder code: it captures meaning, and a text's
 // vector depends on nothing but the text (not its batch, not the thread that embeds it).
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { OnnxEmbedder } from "../../src/models/onnx-embedder.ts";
 import { defaultModelDir, prepareDefaultModel } from "../../scripts/prepare-default-model.ts";
 
@@ -10,6 +11,11 @@ beforeAll(async () => {
   embedder = await OnnxEmbedder.load(defaultModelDir, { threads: 1 });
 });
 afterAll(() => embedder?.close());
+
+test("onnxruntime starts without its telemetry (which writes /tmp/mat-debug-<pid>.log and calls Microsoft)", async () => {
+  expect((await embedder.embed(["Is anyone listening?"], "query")).vectors).toHaveLength(1);
+  expect(existsSync(`/tmp/mat-debug-${process.pid}.log`)).toBe(false);
+});
 
 /** [sentence, a paraphrase of it, an unrelated sentence] */
 const TRIPLES: [string, string, string][] = [

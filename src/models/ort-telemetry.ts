@@ -1,0 +1,29 @@
+// onnxruntime 1.30's Linux build sends usage telemetry to Microsoft (mobile.events.data.microsoft.com)
+// and writes /tmp/mat-debug-<pid>.log and ~/.cache/Microsoft/DeveloperTools/.onnxruntime/ on every start,
+// unless ORT_DISABLE_TELEMETRY is set in the process environment when it starts up. Quarry promises no
+// network use and no files outside its data directory, so the variable is set before onnxruntime loads.
+// Through libc's setenv: assigning process.env under Bun does not reach the environment native code reads.
+import { dlopen, FFIType } from "bun:ffi";
+
+const LIBC_NAMES: Partial<Record<NodeJS.Platform, string[]>> = {
+  linux: ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"],
+  darwin: ["libSystem.B.dylib"],
+};
+
+let done = false;
+
+/** Sets ORT_DISABLE_TELEMETRY=1 for the process, unless it is set already (a user's value is kept). */
+export function disableOrtTelemetry(): void {
+  if (done) return;
+  done = true;
+  for (const name of LIBC_NAMES[process.platform] ?? []) {
+    try {
+      const libc = dlopen(name, { setenv: { args: [FFIType.cstring, FFIType.cstring, FFIType.i32], returns: FFIType.i32 } });
+      libc.symbols.setenv(Buffer.from("ORT_DISABLE_TELEMETRY\0"), Buffer.from("1\0"), 0);
+      libc.close();
+      return;
+    } catch {
+      // not this C library's name: try the next
+    }
+  }
+}
