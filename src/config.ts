@@ -56,6 +56,31 @@ export class ConfigError extends Error {}
 /** HS256 keys shorter than the hash output (32 bytes) make tokens guessable offline. */
 export const MIN_JWT_SECRET_BYTES = 32;
 
+const FLAGS = new Set<string>(Object.values(OPTIONS).map((option) => option.flag));
+
+/**
+ * The words of a command line that are not options, after checking the options: each must be a known flag
+ * with a value (`--port 9000` or `--port=9000`). A typo or a flag missing its value is an error rather than
+ * a default silently kept (`--prot 9000` started on 8080; `--data-dir --port 9000` made a folder "--port").
+ */
+export function commandArguments(argv: string[]): string[] {
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i];
+    if (!word.startsWith("-")) {
+      positionals.push(word);
+      continue;
+    }
+    const flag = word.split("=", 1)[0];
+    if (!FLAGS.has(flag)) throw new ConfigError(`unknown option "${flag}" (quarry --help lists them)`);
+    if (word.includes("=")) continue;
+    const value = argv[i + 1];
+    if (value === undefined || value.startsWith("--")) throw new ConfigError(`${flag} needs a value`);
+    i++;
+  }
+  return positionals;
+}
+
 function flagValue(argv: string[], flag: string): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === flag) return argv[i + 1];

@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 // The quarry command: `quarry serve` (default), `quarry reindex`, `quarry accounts …`.
-import { loadConfig, ConfigError, CONFIG_HELP, type Config } from "./config.ts";
+import { commandArguments, loadConfig, ConfigError, CONFIG_HELP, type Config } from "./config.ts";
 import { reindex } from "./cli/reindex.ts";
 import { accountsCommand, CliError } from "./cli/accounts.ts";
 import { prepareRuntime } from "./runtime/index.ts";
@@ -21,8 +21,13 @@ Options (flag, or environment variable):
 ${CONFIG_HELP}
 `;
 
-/** The configuration, with a compiled binary's embedded files unpacked before anything loads native code. */
-async function configure(argv: string[]): Promise<Config> {
+/**
+ * The configuration, with a compiled binary's embedded files unpacked before anything loads native code.
+ * `takesArguments`: whether the command reads words besides its options (accounts does).
+ */
+async function configure(argv: string[], takesArguments = false): Promise<Config> {
+  const [stray] = commandArguments(argv);
+  if (stray !== undefined && !takesArguments) throw new ConfigError(`unexpected argument "${stray}" (quarry --help shows the usage)`);
   const config = loadConfig(process.env, argv);
   await prepareRuntime(config.dataDir);
   return config;
@@ -47,6 +52,11 @@ async function serve(argv: string[]): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // Help wins wherever it is asked for: "quarry reindex --help" must not start re-embedding.
+  if (argv.some((word) => word === "--help" || word === "-h")) {
+    console.log(USAGE);
+    return;
+  }
   // Options without a command are serve's, except the help and version flags, which are commands.
   const isCommand = !argv[0]?.startsWith("-") || ["--help", "-h", "--version"].includes(argv[0]);
   const [command = "serve", ...rest] = isCommand ? argv : ["serve", ...argv];
@@ -57,7 +67,7 @@ async function main(argv: string[]): Promise<void> {
       await reindex(await configure(rest));
       return;
     case "accounts":
-      console.log(accountsCommand(await configure(rest), rest));
+      console.log(accountsCommand(await configure(rest, true), rest));
       return;
     case "help":
     case "--help":

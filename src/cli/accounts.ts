@@ -3,7 +3,7 @@
 // the data dir directly; a running server sees the change on the account's next request.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Config } from "../config.ts";
+import { commandArguments, type Config } from "../config.ts";
 import { openDatabase, writeTx, type Db } from "../store/db.ts";
 import { findAccountByEmail, findAccountById, listAccounts, type AccountRow } from "../store/accounts.ts";
 import { updateAccountPlan } from "../store/account-plans.ts";
@@ -20,17 +20,6 @@ period and the usage counted in it are kept. Setting "trial" gives the trial all
 account's trial end (7 days after signup).`;
 
 export class CliError extends Error {}
-
-/** Command-line words that are not option flags or their values. */
-function positionals(argv: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i].startsWith("--")) {
-      if (!argv[i].includes("=")) i++;
-    } else out.push(argv[i]);
-  }
-  return out;
-}
 
 function trialStatus(account: AccountRow, now: Date): string {
   if (account.plan !== "trial") return account.subscription_id ? `subscription ${account.subscription_id}` : "set by operator";
@@ -86,7 +75,7 @@ function setPlanCommand(db: Db, who: string | undefined, planName: string | unde
 
 /** Runs `quarry accounts …`; returns the text to print, or throws CliError for a usage mistake. */
 export function accountsCommand(config: Config, argv: string[], now: Date = new Date()): string {
-  const [subcommand, ...args] = positionals(argv);
+  const [subcommand, ...args] = commandArguments(argv);
   if (subcommand !== "list" && subcommand !== "set-plan") {
     throw new CliError(subcommand ? `Unknown accounts command "${subcommand}".\n\n${ACCOUNTS_USAGE}` : ACCOUNTS_USAGE);
   }

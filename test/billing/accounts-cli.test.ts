@@ -71,3 +71,25 @@ describe("quarry accounts", () => {
     expect(usage.stderr).toContain("quarry accounts set-plan <account id or email> <plan>");
   });
 });
+
+describe("the command line", () => {
+  test("an unknown option, a stray word or an option without its value is refused, not ignored", async () => {
+    for (const [args, message] of [
+      [["--prot", "9000"], 'unknown option "--prot"'],
+      [["-p", "9000"], 'unknown option "-p"'],
+      [["serve", "/srv/data"], 'unexpected argument "/srv/data"'],
+      [["--port"], "--port needs a value"],
+      [["--data-dir", "--port", "9000"], "--data-dir needs a value"],
+    ] as const) {
+      const run = await quarry(...args);
+      expect({ args, code: run.code, error: run.stderr.includes(message) }).toEqual({ args, code: 1, error: true });
+    }
+  });
+
+  test("--help anywhere prints the usage and runs nothing: reindex --help re-embeds no chunk", async () => {
+    const run = await quarry("reindex", "--data-dir", server.dataDir, "--help");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("quarry reindex [options]");
+    expect(run.stdout).not.toContain("Re-embedd");
+  });
+});
