@@ -152,6 +152,13 @@ describe("text formats", () => {
     expect((await parseText("txt", mostly)).sections[0]!.text).toBe("café crème brûlée \uFFFD déjà vu");
   });
 
+  test("binary data under a text extension (a NUL byte in its first 8,000) fails with a clear message", async () => {
+    const binary = new Uint8Array(4096).map((_, i) => (i * 7919) % 256);
+    for (const type of ["txt", "md", "csv", "json", "html"]) {
+      await expect(parseText(type, binary)).rejects.toThrow("This file holds binary data, not text");
+    }
+  });
+
   test("markdown: setext headings, front matter dropped, code kept", async () => {
     const doc = await parseText("md", "---\ntitle: x\n---\nIntro line\none\n\nSetext Title\n============\n\n```js\nconst x = 1;\n```\n");
     expect(doc.sections).toEqual([
