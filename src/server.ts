@@ -137,7 +137,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     throw new Error(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message ?? error}`);
   }
   const server = app.server!;
-  const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.port}`;
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`; // IPv6 literals in brackets
 
   if (options.banner) {
     const embed = models.embedder;

@@ -30,7 +30,7 @@ export async function extractEmbeddedRuntime(dataDir: string): Promise<string> {
   const target = join(root, id);
   if (existsSync(target)) return target;
 
-  mkdirSync(root, { recursive: true });
+  mkdirSync(root, { recursive: true, mode: 0o700 }); // like the data dir's other folders
   const partial = mkdtempSync(join(root, `${id}${PARTIAL_MARK}`));
   try {
     for (const [path, blob] of files) {
