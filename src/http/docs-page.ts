@@ -17,8 +17,10 @@ details summary{cursor:pointer;color:#44505c}.desc{white-space:pre-wrap}
 <script>
 const esc = (s) => String(s ?? "").replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]);
 const json = (v) => "<pre>" + esc(JSON.stringify(v, null, 2)) + "</pre>";
+// The descriptions' markdown, the little they use: **bold** and \`code\` (escaped first, so only these become tags).
+const md = (s) => esc(s).replace(/\\*\\*([^*]+)\\*\\*/g, "<strong>$1</strong>").replace(/\`([^\`]+)\`/g, "<code>$1</code>");
 fetch("/api/openapi.json").then((r) => r.json()).then((spec) => {
-  document.getElementById("intro").innerHTML = '<span class="desc">' + esc(spec.info.description) + '</span><p>Version ' + esc(spec.info.version) + ' · <a href="/api/openapi.json">openapi.json</a></p>';
+  document.getElementById("intro").innerHTML = '<span class="desc">' + md(spec.info.description) + '</span><p>Version ' + esc(spec.info.version) + ' · <a href="/api/openapi.json">openapi.json</a></p>';
   const byTag = {};
   for (const [path, ops] of Object.entries(spec.paths)) for (const [method, op] of Object.entries(ops)) {
     const tag = (op.tags && op.tags[0]) || "Other";
@@ -29,7 +31,7 @@ fetch("/api/openapi.json").then((r) => r.json()).then((spec) => {
     html += "<h2>" + esc(tag) + "</h2>";
     for (const { path, method, op } of ops) {
       html += '<div class="op"><span class="m ' + method + '">' + method.toUpperCase() + "</span> <code>" + esc(path) + "</code> — " + esc(op.summary);
-      if (op.description) html += '<p class="desc">' + esc(op.description) + "</p>";
+      if (op.description) html += '<p class="desc">' + md(op.description) + "</p>";
       if (op.parameters && op.parameters.length) html += "<details><summary>Parameters</summary>" + json(op.parameters.map((p) => ({ in: p.in, name: p.name, required: p.required, schema: p.schema, description: p.description }))) + "</details>";
       if (op.requestBody) html += "<details><summary>Request body</summary>" + json(op.requestBody.content) + "</details>";
       html += "<details><summary>Responses</summary>" + json(op.responses) + "</details></div>";

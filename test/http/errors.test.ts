@@ -167,6 +167,13 @@ describe("service endpoints", () => {
     const docs = await fetch(`${server.url}/docs`);
     expect(docs.status).toBe(200);
     expect(docs.headers.get("content-type")).toContain("text/html");
-    expect(await docs.text()).toContain("/api/openapi.json");
+    const page = await docs.text();
+    expect(page).toContain("/api/openapi.json");
+    // the page's own formatter: the descriptions' **bold** and `code` become tags, anything else stays escaped
+    const script = page.slice(page.indexOf("<script>") + "<script>".length, page.indexOf("fetch("));
+    const md = new Function(`${script}; return md;`)() as (text: string) => string;
+    expect(md("**Errors.** Send `Authorization: Bearer <key>` <b>")).toBe(
+      "<strong>Errors.</strong> Send <code>Authorization: Bearer &lt;key&gt;</code> &lt;b&gt;",
+    );
   });
 });
