@@ -1,11 +1,8 @@
-// The documents of one knowledge base as search needs them: metadata for filters and the rowid range of
-// their chunks. Every document that has chunks is searched: chunks are written when a document becomes
-// ready and removed when it fails (ingest/indexer.ts), so those of a document being processed again after a
-// replacement are its previous version's, which stay searchable until the new ones take their place.
-// A document's chunks are written together, so their rowids are contiguous (store/migrations/021_search_log.ts).
-// Loaded once, then kept up to date from the document change log (search_doc_log), rereading only the
-// documents named there since the last refresh; should the log have been trimmed past that point
-// (index-log.ts), everything is loaded again. The first load, which
+// The documents of one knowledge base as search needs them: metadata for filters, whether ready, and the
+// rowid range of their chunks (a document's chunks are written together, so their rowids are contiguous;
+// see store/migrations/021_search_log.ts). Loaded once, then kept up to date from the document change
+// log (search_doc_log), rereading only the documents named there since the last refresh; should the log
+// have been trimmed past that point (index-log.ts), everything is loaded again. The first load, which
 // the first filtered search after a restart waits for, reads the documents in slices and lets other
 // requests run between them: at 50,000 documents in one go it held the HTTP thread for 100-300 ms.
 import { newMask } from "./mask.ts";
@@ -17,13 +14,14 @@ interface DocumentEntry {
   metadataJson: string;
   /** Parsed on first use by a filter. */
   metadata: Record<string, unknown> | null;
+  ready: boolean;
   first: number;
   last: number;
 }
 
-type DocumentRow = [id: string, metadata: string, first: number | null, last: number | null];
+type DocumentRow = [id: string, metadata: string, status: string, first: number | null, last: number | null];
 
-const COLUMNS = "id, metadata, first_chunk_rowid, last_chunk_rowid";
+const COLUMNS = "id, metadata, status, first_chunk_rowid, last_chunk_rowid";
 /** Documents read (and their metadata parsed) between two turns of the event loop in the first load. */
 const LOAD_SLICE = 2000;
 /** Filter masks kept per knowledge base (each one byte per chunk rowid). */
@@ -40,15 +38,18 @@ export interface Eligibility {
 class DocumentTable {
   readonly documents = new Map<string, DocumentEntry>();
   maxRowid = 0;
-  chunks = 0;
+  readyChunks = 0;
+  notReady = 0;
   metadataBytes = 0;
 
-  put([id, metadataJson, first, last]: DocumentRow, parse = false): void {
+  put([id, metadataJson, status, first, last]: DocumentRow, parse = false): void {
     if (first === null || last === null) return;
-    this.documents.set(id, { metadataJson, metadata: parse ? parseJsonObject(metadataJson) : null, first, last });
+    const ready = status === "ready";
+    this.documents.set(id, { metadataJson, metadata: parse ? parseJsonObject(metadataJson) : null, ready, first, last });
     this.maxRowid = Math.max(this.maxRowid, last);
     this.metadataBytes += metadataJson.length;
-    this.chunks += last - first + 1;
+    if (ready) this.readyChunks += last - first + 1;
+    else this.notReady++;
   }
 
   remove(id: string): void {
@@ -56,21 +57,23 @@ class DocumentTable {
     if (!doc) return;
     this.documents.delete(id);
     this.metadataBytes -= doc.metadataJson.length;
-    this.chunks -= doc.last - doc.first + 1;
+    if (doc.ready) this.readyChunks -= doc.last - doc.first + 1;
+    else this.notReady--;
   }
 }
 
 export class KbDocuments {
   private seq = -1;
   /**
-   * Whether `documents` holds every document. Until a search needs a mask (a filter) or the knowledge
-   * base changes, only the counts are read: loading 50,000 documents takes
+   * Whether `documents` holds every document. Until a search needs a mask (a filter, or documents not
+   * ready) or the knowledge base changes, only the counts are read: loading 50,000 documents takes
    * 100-300 ms, which the first search after a restart would otherwise wait for.
    */
   private loaded = false;
   /** The first load, while it runs. */
   private loading: Promise<void> | null = null;
   private table = new DocumentTable();
+  private readyMask: Eligibility | null = null;
   /** Masks of recent filters by their JSON, least recently used first; dropped on any change. */
   private readonly filterMasks = new Map<string, Eligibility>();
 
@@ -93,13 +96,14 @@ export class KbDocuments {
   }
 
   /**
-   * Chunks of the documents that the filter accepts (all of them without one). `filterKey` (the filter's JSON) keeps the mask
+   * Chunks of ready documents that the filter accepts. `filterKey` (the filter's JSON) keeps the mask
    * for the next searches with the same filter until the knowledge base changes: building one runs the
    * filter over every document (~10 ms for 50,000), and applications tend to repeat their filters.
    */
   async eligibility(predicate: DocumentPredicate | null, filterKey?: string): Promise<Eligibility> {
-    if (!predicate) return { mask: null, count: this.table.chunks };
+    if (!predicate && this.table.notReady === 0) return { mask: null, count: this.table.readyChunks };
     if (!this.loaded) await (this.loading ??= this.loadInSlices().finally(() => (this.loading = null)));
+    if (!predicate) return (this.readyMask ??= this.mask(() => true));
     if (filterKey === undefined) return this.mask(predicate);
     let cached = this.filterMasks.get(filterKey);
     if (cached) this.filterMasks.delete(filterKey);
@@ -113,7 +117,7 @@ export class KbDocuments {
 
   /** Rough heap size, for the index memory budget. */
   get estimatedBytes(): number {
-    let masks = 0;
+    let masks = this.readyMask?.mask?.byteLength ?? 0;
     for (const { mask } of this.filterMasks.values()) masks += mask?.byteLength ?? 0;
     return this.table.documents.size * 200 + 3 * this.table.metadataBytes + masks;
   }
@@ -122,7 +126,7 @@ export class KbDocuments {
     const mask = newMask(this.table.maxRowid + 1);
     let count = 0;
     for (const doc of this.table.documents.values()) {
-      if (!accept((doc.metadata ??= parseJsonObject(doc.metadataJson)))) continue;
+      if (!doc.ready || !accept((doc.metadata ??= parseJsonObject(doc.metadataJson)))) continue;
       mask.fill(1, doc.first, doc.last + 1);
       count += doc.last - doc.first + 1;
     }
@@ -151,13 +155,15 @@ export class KbDocuments {
   /** The counts alone (no documents). */
   private countAll(): void {
     const row = this.db
-      .query<{ chunks: number | null; maxRowid: number | null; bytes: number | null }, [string]>(
-        `SELECT SUM(last_chunk_rowid - first_chunk_rowid + 1) AS chunks, MAX(last_chunk_rowid) AS maxRowid, SUM(LENGTH(metadata)) AS bytes
+      .query<{ chunks: number | null; notReady: number | null; maxRowid: number | null; bytes: number | null }, [string]>(
+        `SELECT SUM(CASE WHEN status = 'ready' THEN last_chunk_rowid - first_chunk_rowid + 1 ELSE 0 END) AS chunks,
+                SUM(status != 'ready') AS notReady, MAX(last_chunk_rowid) AS maxRowid, SUM(LENGTH(metadata)) AS bytes
          FROM documents WHERE kb_id = ? AND first_chunk_rowid IS NOT NULL`,
       )
       .get(this.kbId);
     this.table = new DocumentTable();
-    this.table.chunks = row?.chunks ?? 0;
+    this.table.readyChunks = row?.chunks ?? 0;
+    this.table.notReady = row?.notReady ?? 0;
     this.table.maxRowid = row?.maxRowid ?? 0;
     this.table.metadataBytes = row?.bytes ?? 0;
   }
@@ -201,6 +207,7 @@ export class KbDocuments {
   /** The table now holds every change up to `seq`: masks made before are stale. */
   private caughtUpTo(seq: number): void {
     this.seq = seq;
+    this.readyMask = null;
     this.filterMasks.clear();
   }
 

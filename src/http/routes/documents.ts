@@ -188,7 +188,7 @@ export function documentRoutes(ctx: AppContext) {
           description:
             "Allowed when the document is ready or failed (otherwise 409 CONFLICT \"Document is still processing\"). " +
             "The document keeps its id and, unless metadata is sent, its metadata; name and file_type follow the new file. " +
-            "It goes back to pending; its current chunks stay searchable until the new ones replace them all at once. " +
+            "It goes back to pending and, like any document not ready, is not searched until processing ends; its chunks are then replaced all at once. " +
             "If the new file fails, the document is failed and has no chunks. " +
             `${FILE_RULES} Same limits as uploads; pages are counted again when processing succeeds.`,
           tags,

@@ -88,11 +88,11 @@ const SearchResponseSchema = z.object({
   }),
 });
 
-const DESCRIPTION = `Searches the chunks of the knowledge base's **ready** documents. A document being processed for the first
-time is not searchable yet; one processed again after a replacement (PUT) is found by its previous chunks until the new
-ones replace them all at once. Each call counts as one search query against the plan allowance (429
-USAGE_LIMIT_EXCEEDED with details {limit, current_usage, plan, requested} when it is used up), also when the embedding
-model then fails (503 EXTERNAL_SERVICE_ERROR); a call refused before searching (400, 401, 404, 429) counts nothing.
+const DESCRIPTION = `Searches the chunks of the knowledge base's **ready** documents only: a document being processed, also again
+after a replacement (PUT), is not searchable until it is ready, then with its new chunks. Each call counts as one search
+query against the plan allowance (429 USAGE_LIMIT_EXCEEDED with details {limit, current_usage, plan, requested} when
+it is used up), also when the embedding model then fails (503 EXTERNAL_SERVICE_ERROR); a call refused before searching
+(400, 401, 404, 429) counts nothing.
 
 **Modes.** \`vector\` (default): the query is embedded and compared with the chunks by cosine similarity: with
 every chunk while a knowledge base's indexed part holds fewer than 8,192, else through an approximate index (lists
