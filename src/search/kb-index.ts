@@ -94,15 +94,20 @@ export class KbIndex {
     const segment = this.segment;
     const delta = this.deltaKeyword;
     const segmentChunks = segment?.keyword.chunkCount ?? 0;
-    const chunkCount = Math.max(0, segmentChunks - this.tombstones.size) + delta.chunkCount;
-    if (chunkCount === 0) return [];
+    const liveChunks = Math.max(0, segmentChunks - this.tombstones.size) + delta.chunkCount;
+    if (liveChunks === 0) return [];
+    // BM25's statistics count the chunks deleted from the segment until it is rebuilt, as its document
+    // frequencies and lengths do (Lucene counts deleted documents until a merge alike): with the count
+    // alone lowered, a term in more chunks than were left got a logarithm of a negative number as its
+    // IDF, so its matches scored 0 or were pruned away.
+    const chunkCount = segmentChunks + delta.chunkCount;
     const documentFrequencies = new Map<string, number>();
     for (const term of weights.keys()) documentFrequencies.set(term, (segment?.keyword.documentFrequency(term) ?? 0) + delta.documentFrequency(term));
-    const averageLength = ((segment?.keyword.totalLength ?? 0) + delta.totalLength) / (segmentChunks + delta.chunkCount) || 1;
+    const averageLength = ((segment?.keyword.totalLength ?? 0) + delta.totalLength) / chunkCount || 1;
     const stats: KeywordStats = { chunkCount, averageLength, documentFrequency: (term) => documentFrequencies.get(term) ?? 0 };
     const fromDelta = delta.search(weights, stats, eligible, limit);
     if (!segment) return fromDelta;
-    const eligibleShare = eligible ? eligibleCount / chunkCount : 1;
+    const eligibleShare = eligible ? eligibleCount / liveChunks : 1;
     const keywordQuery = { terms: [...weights], chunkCount, averageLength, documentFrequencies: [...documentFrequencies], eligibleShare };
     const fromSegment = await this.searcher.keyword(segment.keywordDir, keywordQuery, this.segmentMask(eligible), limit);
     return mergeHits([fromSegment, fromDelta], limit);
