@@ -93,7 +93,7 @@ export class DocumentService {
     const current = this.get(account, kbId, id);
     assertNotProcessing(current);
     this.assertCanStore(account, file.size - (current.file_size_bytes ?? 0), 0);
-    const storagePath = await this.store(kbId, id, file);
+    const storagePath = await this.store(kbId, id, file, () => this.get(account, kbId, id));
     let previousPath: string | null;
     try {
       previousPath = writeTx(db, () => {
@@ -138,7 +138,7 @@ export class DocumentService {
     assertKnowledgeBaseOwned(db, account.id, kbId);
     this.assertCanStore(account, file.size, 1);
     const id = newId("doc", now.getTime());
-    const storagePath = await this.store(kbId, id, file);
+    const storagePath = await this.store(kbId, id, file, () => assertKnowledgeBaseOwned(db, account.id, kbId));
     try {
       writeTx(db, () => {
         assertKnowledgeBaseOwned(db, account.id, kbId);
@@ -174,11 +174,17 @@ export class DocumentService {
    * the file it replaces before the replacement is accepted. The stored name ends in the file type
    * (raw text named "notes" is stored as notes.txt).
    */
-  private store(kbId: string, id: string, file: NewFile): Promise<string> {
+  private async store(kbId: string, id: string, file: NewFile, stillThere: () => void): Promise<string> {
     const upload = crypto.randomUUID().slice(0, 8);
     const extension = `.${file.fileType}`;
     const storedName = file.name.toLowerCase().endsWith(extension) ? file.name : file.name + extension;
-    return this.deps.files.save(kbId, `${id}/${upload}`, storedName, file.data);
+    try {
+      return await this.deps.files.save(kbId, `${id}/${upload}`, storedName, file.data);
+    } catch (error) {
+      // A delete of the document or knowledge base meanwhile removed the folder being written: 404, not 500.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") stillThere();
+      throw error;
+    }
   }
 
   private removeStored(storagePath: string): void {
