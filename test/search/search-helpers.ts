@@ -1,5 +1,7 @@
 // Shared by the search tests: a knowledge base filled with text documents through the API, and a
 // search call that fails loudly on an unexpected status.
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { signup, waitForDocument, type TestAccount, type TestServer } from "../helpers/server.ts";
 
 export interface SearchKb {
@@ -85,3 +87,18 @@ export const TOPICS: TextDoc[] = [
     metadata: { topic: "finance", year: "2023", published: "not a date" },
   },
 ];
+
+/** The knowledge base's segment folders (generations) in the data dir, oldest first. */
+export function segments(dataDir: string, kbId: string): string[] {
+  const dir = join(dataDir, "indexes", kbId);
+  return existsSync(dir) ? readdirSync(dir).filter((name) => /^\d+$/.test(name)).sort() : [];
+}
+
+/** Waits (up to a minute) until the index worker has built the knowledge base's first segment. */
+export async function waitForSegment(dataDir: string, kbId: string): Promise<void> {
+  for (let waited = 0; waited < 60_000; waited += 200) {
+    if (segments(dataDir, kbId).length > 0) return;
+    await Bun.sleep(200);
+  }
+  throw new Error("no segment was built");
+}

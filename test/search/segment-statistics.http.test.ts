@@ -2,11 +2,11 @@
 // must stay consistent, so that a term found in more chunks than are left still scores its matches.
 // Through the HTTP API with the real model; the build threshold lets one segment form, then stay.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { addDocs, createKb, docNames, search, type SearchKb, type TextDoc } from "./search-helpers.ts";
+import { addDocs, createKb, docNames, search, waitForSegment, type SearchKb, type TextDoc } from "./search-helpers.ts";
 
 /** 45 documents make the first segment; the 35 deletions after it stay below the next build's threshold. */
 const ENV = { QUARRY_SEGMENT_MIN_CHANGES: "45", QUARRY_LIMITS: "off" };
@@ -23,21 +23,12 @@ let dataDir: string;
 let server: TestServer;
 let kb: SearchKb;
 
-async function waitForSegment(kbId: string): Promise<void> {
-  const dir = join(dataDir, "indexes", kbId);
-  for (let waited = 0; waited < 60_000; waited += 200) {
-    if (existsSync(dir) && readdirSync(dir).some((name) => /^\d+$/.test(name))) return;
-    await Bun.sleep(200);
-  }
-  throw new Error("no segment was built");
-}
-
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "quarry-segment-stats-"));
   server = await startTestServer({ dataDir, env: ENV });
   kb = await createKb(server);
   await addDocs(server, kb, [...NAMED, ...FILLERS]);
-  await waitForSegment(kb.kbId);
+  await waitForSegment(dataDir, kb.kbId);
   for (const filler of FILLERS.slice(5)) {
     const res = await server.request("DELETE", `/v1/knowledge-bases/${kb.kbId}/documents/${kb.docs[filler.name]}`, { token: kb.account.apiKey });
     expect(res.status).toBe(200);

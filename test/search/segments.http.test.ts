@@ -3,12 +3,12 @@
 // (deletions hidden, additions found), answer the same after a restart without rebuilding, and survive
 // the segment folder being lost or written in an older format. All through the HTTP API with the real model.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SEGMENT_FORMAT } from "../../src/search/segment-files.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { addDocs, createKb, docNames, search, TOPICS, type SearchKb, type TextDoc } from "./search-helpers.ts";
+import { addDocs, createKb, docNames, search, segments, TOPICS, waitForSegment, type SearchKb, type TextDoc } from "./search-helpers.ts";
 
 const ENV = { QUARRY_SEGMENT_MIN_CHANGES: "5", QUARRY_LIMITS: "off" };
 const FILLERS: TextDoc[] = [
@@ -24,19 +24,6 @@ const FILLERS: TextDoc[] = [
 let dataDir: string;
 let server: TestServer;
 let kb: SearchKb;
-
-function segments(kbId: string): string[] {
-  const dir = join(dataDir, "indexes", kbId);
-  return existsSync(dir) ? readdirSync(dir).filter((name) => /^\d+$/.test(name)).sort() : [];
-}
-
-async function waitForSegment(kbId: string): Promise<void> {
-  for (let waited = 0; waited < 60_000; waited += 200) {
-    if (segments(kbId).length > 0) return;
-    await Bun.sleep(200);
-  }
-  throw new Error("no segment was built");
-}
 
 async function restart(): Promise<void> {
   await server.stop();
@@ -62,7 +49,7 @@ beforeAll(async () => {
   server = await startTestServer({ dataDir, env: ENV });
   kb = await createKb(server);
   await addDocs(server, kb, [...TOPICS, ...FILLERS]);
-  await waitForSegment(kb.kbId);
+  await waitForSegment(dataDir, kb.kbId);
 });
 
 afterAll(async () => {
@@ -82,7 +69,7 @@ test("a knowledge base folded into a segment is searched in every mode, with fil
 });
 
 test("deleted documents disappear from the segment's results; new ones are found beside it", async () => {
-  const before = segments(kb.kbId);
+  const before = segments(dataDir, kb.kbId);
   const del = await server.request("DELETE", `/v1/knowledge-bases/${kb.kbId}/documents/${kb.docs.baking}`, { token: kb.account.apiKey });
   expect(del.status).toBe(200);
   await addDocs(server, kb, [{ name: "glacier", text: "Glaciers carve valleys as the ice slowly flows downhill under its own weight." }]);
@@ -94,11 +81,11 @@ test("deleted documents disappear from the segment's results; new ones are found
     expect(docNames(kb, ice.results)[0]).toBe("glacier");
   }
   // Two changes stay below the build threshold: the same segment still serves, with the changes in memory.
-  expect(segments(kb.kbId)).toEqual(before);
+  expect(segments(dataDir, kb.kbId)).toEqual(before);
 });
 
 test("more changes fold into a newer segment, built on the previous one, with deletions and additions", async () => {
-  const first = segments(kb.kbId).at(-1)!;
+  const first = segments(dataDir, kb.kbId).at(-1)!;
   const del = await server.request("DELETE", `/v1/knowledge-bases/${kb.kbId}/documents/${kb.docs["filler-0"]}`, { token: kb.account.apiKey });
   expect(del.status).toBe(200);
   const more = ["Tides", "Comets", "Geysers", "Dunes", "Fjords"].map((name) => ({
@@ -106,8 +93,8 @@ test("more changes fold into a newer segment, built on the previous one, with de
     text: `${name} are a natural wonder; ${name.toLowerCase()} draw visitors from around the world every summer.`,
   }));
   await addDocs(server, kb, more);
-  for (let waited = 0; waited < 60_000 && segments(kb.kbId).at(-1) === first; waited += 200) await Bun.sleep(200);
-  expect(Number(segments(kb.kbId).at(-1))).toBeGreaterThan(Number(first));
+  for (let waited = 0; waited < 60_000 && segments(dataDir, kb.kbId).at(-1) === first; waited += 200) await Bun.sleep(200);
+  expect(Number(segments(dataDir, kb.kbId).at(-1))).toBeGreaterThan(Number(first));
   for (const mode of ["vector", "keyword", "hybrid"]) {
     const comets = await search(server, kb, { query: "comets natural wonder", mode, rerank: false, top_k: 50 });
     expect(docNames(kb, comets.results)[0]).toBe("comets");
@@ -121,10 +108,10 @@ test("more changes fold into a newer segment, built on the previous one, with de
 
 test("after a restart the same searches give the same results, from the same segment", async () => {
   const before = await snapshot();
-  const built = segments(kb.kbId);
+  const built = segments(dataDir, kb.kbId);
   await restart();
   expect(await snapshot()).toEqual(before);
-  expect(segments(kb.kbId)).toEqual(built);
+  expect(segments(dataDir, kb.kbId)).toEqual(built);
 });
 
 test("a lost segment folder is rebuilt from the database: nothing goes missing", async () => {
@@ -133,21 +120,21 @@ test("a lost segment folder is rebuilt from the database: nothing goes missing",
   rmSync(join(dataDir, "indexes"), { recursive: true, force: true });
   server = await startTestServer({ dataDir, env: ENV });
   expect(await snapshot()).toEqual(before);
-  await waitForSegment(kb.kbId);
+  await waitForSegment(dataDir, kb.kbId);
   expect(await snapshot()).toEqual(before);
 });
 
 test("a segment of an older format (format 1: an HNSW graph) is rebuilt after an upgrade", async () => {
   const before = await snapshot();
   await server.stop();
-  const old = join(dataDir, "indexes", kb.kbId, segments(kb.kbId).at(-1)!);
+  const old = join(dataDir, "indexes", kb.kbId, segments(dataDir, kb.kbId).at(-1)!);
   const { format: _, ...manifest } = JSON.parse(readFileSync(join(old, "manifest.json"), "utf8"));
   writeFileSync(join(old, "manifest.json"), JSON.stringify(manifest));
   rmSync(join(old, "vector"), { recursive: true });
   server = await startTestServer({ dataDir, env: ENV });
   expect(await snapshot()).toEqual(before);
-  await waitForSegment(kb.kbId);
-  const rebuilt = join(dataDir, "indexes", kb.kbId, segments(kb.kbId).at(-1)!);
+  await waitForSegment(dataDir, kb.kbId);
+  const rebuilt = join(dataDir, "indexes", kb.kbId, segments(dataDir, kb.kbId).at(-1)!);
   expect(JSON.parse(readFileSync(join(rebuilt, "manifest.json"), "utf8")).format).toBe(SEGMENT_FORMAT);
   expect(await snapshot()).toEqual(before);
 });
