@@ -5,6 +5,8 @@ import type { Config } from "./config.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { openDatabase, closeDatabase } from "./store/db.ts";
 import { ensureVectorTable } from "./store/vectors.ts";
+import { VectorPurger } from "./store/vector-purger.ts";
+import { KnowledgeBaseDeleter } from "./store/knowledge-base-deletion.ts";
 import { FileStore } from "./store/files.ts";
 import { sweepFileStore } from "./store/file-sweep.ts";
 import { AccountService } from "./accounts/service.ts";
@@ -85,6 +87,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
 
   const ingest = new Ingestion({ db, databasePath, config, clock });
+  const vectorPurger = new VectorPurger(db);
+  const files = new FileStore(config.dataDir);
   const ctx: AppContext = {
     config,
     db,
@@ -92,7 +96,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     models,
     ingest,
     version: VERSION,
-    files: new FileStore(config.dataDir),
+    files,
+    knowledgeBaseDeleter: new KnowledgeBaseDeleter(db, files),
     accounts: new AccountService(db, new JwtIssuer(resolveJwtSecret(config.jwtSecret, config.dataDir)), clock),
     rateLimiter: new RateLimiter(options.rateLimitClock),
     clientRateLimiter: new RateLimiter(options.rateLimitClock, MAX_TRACKED_CLIENTS),
@@ -110,6 +115,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   /** Everything but the HTTP server: background work, models, database. */
   const closeBackground = async () => {
     await ctx.requestLog.stop();
+    await ctx.knowledgeBaseDeleter.stop();
+    vectorPurger.stop();
     await ctx.searchIndexes.stop();
     await ingest.stop();
     await models.embedder.close();
@@ -118,6 +125,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   };
 
   ingest.start();
+  vectorPurger.start();
+  ctx.knowledgeBaseDeleter.resume();
   ctx.requestLog.start();
   ctx.searchIndexes.start();
   let app: ReturnType<typeof createApp>;

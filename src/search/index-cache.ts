@@ -75,6 +75,13 @@ export class IndexCache {
     return index;
   }
 
+  /** Lets a deleted knowledge base's index go; the index worker removes its files at its next check. */
+  forget(kbId: string): void {
+    this.indexes.get(kbId)?.close();
+    this.indexes.delete(kbId);
+    this.builds.nudge();
+  }
+
   private adopt(built: SegmentBuilt): void {
     this.indexes.get(built.kbId)?.adopt(built);
   }

@@ -23,10 +23,10 @@ export function lastSeq(db: Db, kbId: string): number {
   return db.query<{ seq: number | null }, [string]>("SELECT MAX(seq) AS seq FROM search_log WHERE kb_id = ?").get(kbId)?.seq ?? 0;
 }
 
-/** Forgets the changes and segments of knowledge bases that no longer exist. */
+/** Forgets the changes and segments of knowledge bases that no longer exist or are being deleted. */
 export function trimDeletedKnowledgeBases(db: Db): void {
-  db.query("DELETE FROM search_log WHERE kb_id NOT IN (SELECT id FROM knowledge_bases)").run();
-  db.query("DELETE FROM search_segments WHERE kb_id NOT IN (SELECT id FROM knowledge_bases)").run();
+  db.query("DELETE FROM search_log WHERE kb_id NOT IN (SELECT id FROM knowledge_bases WHERE deleting = 0)").run();
+  db.query("DELETE FROM search_segments WHERE kb_id NOT IN (SELECT id FROM knowledge_bases WHERE deleting = 0)").run();
 }
 
 /** Rows of the document change log kept; a search index that fell further behind reloads every document. */

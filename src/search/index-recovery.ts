@@ -17,7 +17,10 @@ function relog(db: Db, dataDir: string, kbId: string): void {
 
 /** Re-logs the knowledge bases whose recorded segment is missing, older than recorded or of an older format. */
 export function recoverSearchIndexes(db: Db, dataDir: string): void {
-  const recorded = db.query<{ kb_id: string; watermark: number }, []>("SELECT kb_id, watermark FROM search_segments").all();
+  // One being deleted is only forgotten (by the index worker), never re-logged.
+  const recorded = db
+    .query<{ kb_id: string; watermark: number }, []>("SELECT kb_id, watermark FROM search_segments WHERE kb_id NOT IN (SELECT id FROM knowledge_bases WHERE deleting = 1)")
+    .all();
   const lost = recorded.filter((row) => {
     const segment = latestSegment(dataDir, row.kb_id);
     return !segment || segment.watermark < row.watermark || segment.format !== SEGMENT_FORMAT;
@@ -49,4 +52,11 @@ export function recordSegment(db: Db, kbId: string, watermark: number): void {
   );
   const trim = db.query("DELETE FROM search_log WHERE seq IN (SELECT seq FROM search_log WHERE kb_id = ? AND seq <= ? ORDER BY seq LIMIT ?)");
   while (trim.run(kbId, watermark, TRIM_BATCH).changes > 0);
+}
+
+/** Forgets a deleted (or deleting) knowledge base's segment record and changes, a batch of log rows at a time. */
+export function forgetKnowledgeBase(db: Db, kbId: string): void {
+  db.query("DELETE FROM search_segments WHERE kb_id = ?").run(kbId);
+  const trim = db.query("DELETE FROM search_log WHERE seq IN (SELECT seq FROM search_log WHERE kb_id = ? ORDER BY seq LIMIT ?)");
+  while (trim.run(kbId, TRIM_BATCH).changes > 0);
 }

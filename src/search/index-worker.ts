@@ -5,7 +5,7 @@
 import { openDatabase, type Db } from "../store/db.ts";
 import { prepareRuntime } from "../runtime/index.ts";
 import { trimDeletedKnowledgeBases, trimDocumentLog } from "./index-log.ts";
-import { recordSegment } from "./index-recovery.ts";
+import { forgetKnowledgeBase, recordSegment } from "./index-recovery.ts";
 import { buildSegment } from "./segment-builder.ts";
 import { latestSegment, removeDeletedKnowledgeBases, removeStaleSegments } from "./segment-files.ts";
 import type { FromIndexWorker, IndexWorkerSettings, ToIndexWorker } from "./index-worker-protocol.ts";
@@ -25,7 +25,11 @@ function post(message: FromIndexWorker): void {
  * log up to its watermark (recordSegment), so a knowledge base's log rows are its changes since.
  */
 function dueKnowledgeBases(): string[] {
-  const pending = db.query<{ kb_id: string; n: number }, []>("SELECT kb_id, COUNT(*) AS n FROM search_log GROUP BY kb_id").all();
+  const pending = db
+    .query<{ kb_id: string; n: number }, []>(
+      "SELECT kb_id, COUNT(*) AS n FROM search_log WHERE kb_id NOT IN (SELECT id FROM knowledge_bases WHERE deleting = 1) GROUP BY kb_id",
+    )
+    .all();
   return pending
     .filter((row) => row.n >= settings.minChanges)
     .filter((row) => row.n >= settings.growth * (latestSegment(settings.dataDir, row.kb_id)?.chunkCount ?? 0))
@@ -40,8 +44,14 @@ function build(kbId: string): void {
   post({ type: "built", kbId, ...segment, ms: Math.round(performance.now() - started) });
 }
 
+/** Not deleted, nor being deleted (store/knowledge-base-deletion.ts). */
 function knowledgeBaseExists(kbId: string): boolean {
-  return db.query("SELECT 1 FROM knowledge_bases WHERE id = ?").get(kbId) !== null;
+  return db.query("SELECT 1 FROM knowledge_bases WHERE id = ? AND deleting = 0").get(kbId) !== null;
+}
+
+/** Removes the segment folders, segment records and changes of knowledge bases deleted since the start. */
+function forgetDeleted(): void {
+  for (const kbId of removeDeletedKnowledgeBases(settings.dataDir, knowledgeBaseExists)) forgetKnowledgeBase(db, kbId);
 }
 
 /** Removes what crashes and deletions left behind: unfinished builds, old segments, deleted KBs' data. */
@@ -57,6 +67,7 @@ function check(): void {
   clearTimeout(timer);
   try {
     trimDocumentLog(db);
+    forgetDeleted();
     for (const kbId of dueKnowledgeBases()) {
       try {
         build(kbId);

@@ -78,9 +78,11 @@ export function removeStaleSegments(dataDir: string, kbId: string, keep: number)
   for (const name of names) if (!kept.has(name)) rmSync(join(dir, name), { recursive: true, force: true });
 }
 
-/** Removes the folders of knowledge bases that no longer exist. */
-export function removeDeletedKnowledgeBases(dataDir: string, exists: (kbId: string) => boolean): void {
+/** Removes the folders of knowledge bases that no longer exist; returns their ids. */
+export function removeDeletedKnowledgeBases(dataDir: string, exists: (kbId: string) => boolean): string[] {
   const root = indexesDir(dataDir);
-  if (!existsSync(root)) return;
-  for (const kbId of readdirSync(root)) if (!exists(kbId)) rmSync(join(root, kbId), { recursive: true, force: true });
+  if (!existsSync(root)) return [];
+  const removed = readdirSync(root).filter((kbId) => !exists(kbId));
+  for (const kbId of removed) rmSync(join(root, kbId), { recursive: true, force: true });
+  return removed;
 }

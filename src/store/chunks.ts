@@ -1,9 +1,11 @@
 // Chunk rows and their vectors. A chunk's rowid joins it to its vector (vec_chunks, inserted here, removed
-// by a trigger when the chunk goes); triggers also log each write for the search index (search_log).
+// in the background once the chunk goes: store/vector-purger.ts); triggers also log each write for the
+// search index (search_log).
 import type { Db } from "./db.ts";
 import { newId } from "./ids.ts";
 import { parseJsonObject } from "./json.ts";
 import { decodeCursor, toPage, type Page } from "./pagination.ts";
+import { purgeReusedRowid } from "./vector-purger.ts";
 
 interface ChunkRow {
   id: string;
@@ -74,6 +76,7 @@ export function insertChunks(db: Db, document: { id: string; kb_id: string }, ch
       JSON.stringify(chunk.metadata),
       createdAt,
     )!;
+    purgeReusedRowid(db, rowid);
     insertVector.run(rowid, document.kb_id, chunk.embedding);
     first ??= rowid;
     last = rowid;
@@ -81,7 +84,7 @@ export function insertChunks(db: Db, document: { id: string; kb_id: string }, ch
   db.query("UPDATE documents SET first_chunk_rowid = ?, last_chunk_rowid = ? WHERE id = ?").run(first, last, document.id);
 }
 
-/** Removes a document's chunks; their vectors go by trigger. */
+/** Removes a document's chunks; their vectors are queued for the purger (migration 022). */
 export function deleteChunksOf(db: Db, documentId: string): void {
   db.query("DELETE FROM chunks WHERE document_id = ?").run(documentId);
   db.query("UPDATE documents SET first_chunk_rowid = NULL, last_chunk_rowid = NULL WHERE id = ?").run(documentId);

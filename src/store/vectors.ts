@@ -41,16 +41,13 @@ function createVectorTable(db: Db, model: EmbeddingModelInfo): void {
     kb_id TEXT PARTITION KEY,
     embedding FLOAT[${model.dimension}] distance_metric=cosine
   )`);
-  db.exec(`CREATE TRIGGER chunks_vec_delete AFTER DELETE ON chunks BEGIN
-    DELETE FROM vec_chunks WHERE rowid = old.rowid;
-  END`);
   setSetting(db, "embedding_model", model.id);
   setSetting(db, "embedding_dimension", String(model.dimension));
 }
 
 function dropVectorTable(db: Db): void {
-  db.exec("DROP TRIGGER IF EXISTS chunks_vec_delete");
   db.exec("DROP TABLE IF EXISTS vec_chunks");
+  db.exec("DELETE FROM vector_purge");
 }
 
 /**

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { signup, startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
-import { addText, allChunks, indexRows, ingest, keywordHits, replace, totalVectors, upload, workspace, type Workspace } from "./ingest-helpers.ts";
+import { addText, allChunks, indexRows, ingest, keywordHits, replace, totalVectors, upload, vectorsPurged, workspace, type Workspace } from "./ingest-helpers.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -297,6 +297,7 @@ describe("DELETE /documents/{id}", () => {
     expect((await get(ws, `/${gone.id}`)).status).toBe(404);
     expect((await get(ws, `/${gone.id}/chunks`)).status).toBe(404);
     expect(indexRows(db, gone.id)).toEqual({ chunks: 0, vectors: 0});
+    await vectorsPurged(db);
     expect(totalVectors(db)).toBe(vectorsBefore - gone.chunk_count);
     expect(await keywordHits(server, ws, "volcano")).toEqual([]);
     expect(await keywordHits(server, ws, "lighthouse")).toEqual([keep.id]);
@@ -358,12 +359,20 @@ describe("isolation and ids", () => {
     expect(missing.body.error.message).toBe("Document not found: doc_0000000000000000000000000");
   });
 
-  test("deleting the knowledge base removes its documents, chunks and files", async () => {
+  test("deleting the knowledge base removes its documents, chunks, vectors and files", async () => {
     const ws = await workspace(server);
     const doc = await ingest(server, ws, text("kb.txt", "The archive holds maps of old trade routes."));
     const res = await server.request("DELETE", `/v1/knowledge-bases/${ws.kbId}`, { token: ws.account.apiKey });
     expect(res.status).toBe(200);
-    expect(indexRows(server.server.ctx.db, doc.id)).toEqual({ chunks: 0, vectors: 0});
+    // Gone at once; its rows and files go in the background, right after.
+    expect((await server.request("GET", `${ws.docs}/${doc.id}`, { token: ws.account.apiKey })).status).toBe(404);
+    await server.server.ctx.knowledgeBaseDeleter.settled();
+    const db = server.server.ctx.db;
+    expect(db.query("SELECT COUNT(*) AS n FROM documents WHERE kb_id = ?").get(ws.kbId)).toEqual({ n: 0 });
+    expect(indexRows(db, doc.id)).toEqual({ chunks: 0, vectors: 0});
     expect(existsSync(join(server.dataDir, "files", ws.kbId))).toBe(false);
+    // Its vectors are deleted in the background, soon after.
+    await vectorsPurged(db);
+    expect(db.query("SELECT COUNT(*) AS n FROM vec_chunks WHERE kb_id = ?").get(ws.kbId)).toEqual({ n: 0 });
   });
 });

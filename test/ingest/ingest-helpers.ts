@@ -71,3 +71,11 @@ export async function keywordHits(server: TestServer, ws: Workspace, query: stri
 export function totalVectors(db: Db): number {
   return db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM vec_chunks").get()!.n;
 }
+
+/** Waits until the server's background purger has deleted the vectors of every deleted chunk. */
+export async function vectorsPurged(db: Db): Promise<void> {
+  const queued = () => db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM vector_purge").get()!.n;
+  for (const started = Date.now(); queued() > 0; await Bun.sleep(50)) {
+    if (Date.now() - started > 10_000) throw new Error(`${queued()} vectors still queued for deletion after 10 s`);
+  }
+}

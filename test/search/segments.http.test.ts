@@ -139,10 +139,14 @@ test("a segment of an older format (format 1: an HNSW graph) is rebuilt after an
   expect(await snapshot()).toEqual(before);
 });
 
-test("a deleted knowledge base's segments are removed", async () => {
+test("a deleted knowledge base's segments and search log are removed, without a restart", async () => {
+  expect(existsSync(join(dataDir, "indexes", kb.kbId))).toBe(true);
   const del = await server.request("DELETE", `/v1/knowledge-bases/${kb.kbId}`, { token: kb.account.apiKey });
   expect(del.status).toBe(200);
-  await restart();
-  for (let waited = 0; waited < 10_000 && existsSync(join(dataDir, "indexes", kb.kbId)); waited += 200) await Bun.sleep(200);
+  for (let waited = 0; waited < 10_000 && existsSync(join(dataDir, "indexes", kb.kbId)); waited += 100) await Bun.sleep(100);
   expect(existsSync(join(dataDir, "indexes", kb.kbId))).toBe(false);
+  await server.server.ctx.knowledgeBaseDeleter.settled();
+  const db = server.server.ctx.db;
+  expect(db.query("SELECT COUNT(*) AS n FROM search_log WHERE kb_id = ?").get(kb.kbId)).toEqual({ n: 0 });
+  expect(db.query("SELECT COUNT(*) AS n FROM search_segments WHERE kb_id = ?").get(kb.kbId)).toEqual({ n: 0 });
 });

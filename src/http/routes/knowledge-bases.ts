@@ -5,13 +5,7 @@ import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
 import { requestState } from "../request-state.ts";
 import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
-import {
-  createKnowledgeBase,
-  deleteKnowledgeBase,
-  getKnowledgeBase,
-  listKnowledgeBases,
-  updateKnowledgeBase,
-} from "../../store/knowledge-bases.ts";
+import { createKnowledgeBase, getKnowledgeBase, listKnowledgeBases, updateKnowledgeBase } from "../../store/knowledge-bases.ts";
 import { enforcedLimit } from "../../billing/limits.ts";
 
 export const KnowledgeBaseSchema = z.object({
@@ -100,9 +94,9 @@ export function knowledgeBaseRoutes(ctx: AppContext) {
     .delete(
       "/:kb_id",
       ({ params, principal }) => {
-        deleteKnowledgeBase(ctx.db, principal.account.id, params.kb_id);
+        ctx.knowledgeBaseDeleter.delete(principal.account.id, params.kb_id);
         ctx.ingest.wake(); // cancels its documents' running jobs
-        ctx.files.removeKnowledgeBase(params.kb_id);
+        ctx.searchIndexes.forget(params.kb_id);
         return { data: { deleted: true } };
       },
       {
@@ -110,7 +104,10 @@ export function knowledgeBaseRoutes(ctx: AppContext) {
         response: { 200: dataOf(z.object({ deleted: z.boolean() })) },
         detail: {
           summary: "Delete a knowledge base",
-          description: "Irreversible: removes its documents, chunks, vectors, keyword index rows and stored files.",
+          description:
+            "Irreversible. The knowledge base is gone at once: 404 on every endpoint, not listed, and not counted against the plan's knowledge base, document or storage limits. " +
+            "Its documents, chunks, vectors, keyword index rows and stored files are removed in the background right after, in short steps that never hold up other requests " +
+            "(about 30 s for a million chunks); a deletion a restart interrupts is finished by the next start.",
           tags,
           responses: errorResponses(...V1_ERRORS, 404),
         },

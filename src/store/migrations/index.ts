@@ -3,13 +3,16 @@
 import type { Migration } from "./migration.ts";
 import { core } from "./001_core.ts";
 import { documentsByStatus } from "./002_documents_by_status.ts";
+import { knowledgeBaseDeletion } from "./003_knowledge_base_deletion.ts";
 import { ingestJobs } from "./010_ingest_jobs.ts";
 import { ingestTurns } from "./011_ingest_turns.ts";
 import { ingestJobAccounts } from "./012_ingest_job_accounts.ts";
 import { searchVersions } from "./020_search_versions.ts";
 import { searchLog } from "./021_search_log.ts";
+import { vectorPurge } from "./022_vector_purge.ts";
+import { deletionLogQuiet } from "./023_deletion_log_quiet.ts";
 import { usage } from "./030_usage.ts";
 import { requestLog } from "./031_request_log.ts";
 import { webhookEvents } from "./032_webhook_events.ts";
 
-export const MIGRATIONS: Migration[] = [core, documentsByStatus, ingestJobs, ingestTurns, ingestJobAccounts, searchVersions, searchLog, usage, requestLog, webhookEvents];
+export const MIGRATIONS: Migration[] = [core, documentsByStatus, knowledgeBaseDeletion, ingestJobs, ingestTurns, ingestJobAccounts, searchVersions, searchLog, vectorPurge, deletionLogQuiet, usage, requestLog, webhookEvents];

@@ -1,0 +1,76 @@
+// Deletes the vectors of deleted chunks (queued by migration 022's trigger) in the background, a slice of at
+// most SLICE_MS at a time with the event loop free in between: sqlite-vec deletes cost 30-400 µs each, and
+// deleting a large knowledge base's vectors at once would hold every request for seconds or minutes. The
+// queue is in the database, so a crash or restart loses none of it.
+import { writeTx, type Db } from "./db.ts";
+
+/** How long one slice may hold the thread (and the write lock). */
+const SLICE_MS = 5;
+/** How often an idle purger looks for work. */
+const POLL_MS = 1000;
+
+/**
+ * Deletes queued vectors in rowid order (neighbours share sqlite-vec's chunk blobs) until the queue is
+ * empty or `budgetMs` has passed. Returns whether any are left.
+ */
+export function purgeVectorSlice(db: Db, budgetMs: number): boolean {
+  const started = performance.now();
+  const next = db.query<{ rowid: number }, []>("SELECT rowid FROM vector_purge ORDER BY rowid LIMIT 64");
+  const deleteVector = db.query("DELETE FROM vec_chunks WHERE rowid = ?");
+  const dequeue = db.query("DELETE FROM vector_purge WHERE rowid = ?");
+  writeTx(db, () => {
+    for (let batch = next.all(); batch.length > 0; batch = next.all()) {
+      for (const { rowid } of batch) {
+        deleteVector.run(rowid);
+        dequeue.run(rowid);
+        if (performance.now() - started >= budgetMs) return;
+      }
+    }
+  });
+  return db.query("SELECT 1 FROM vector_purge LIMIT 1").get() !== null;
+}
+
+/**
+ * Called before a chunk's vector is inserted: a new chunk can get the rowid of a deleted one (SQLite hands
+ * out the largest rowid + 1), whose vector may still wait in the queue. That vector goes now.
+ */
+export function purgeReusedRowid(db: Db, rowid: number): void {
+  if (db.query("DELETE FROM vector_purge WHERE rowid = ?").run(rowid).changes > 0) db.query("DELETE FROM vec_chunks WHERE rowid = ?").run(rowid);
+}
+
+export class VectorPurger {
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private stopped = true;
+
+  constructor(private readonly db: Db) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => this.run(), delayMs);
+    this.timer.unref?.();
+  }
+
+  private run(): void {
+    this.timer = null;
+    if (this.stopped) return;
+    let left = false;
+    try {
+      left = purgeVectorSlice(this.db, SLICE_MS);
+    } catch (error) {
+      // Busy or failing database: the queue is kept, and tried again at the next poll.
+      console.error(`vector purge: ${(error as Error).message}`);
+    }
+    // Slices alternate with pauses as long: at most half the thread's time goes to purging.
+    this.schedule(left ? SLICE_MS : POLL_MS);
+  }
+}
