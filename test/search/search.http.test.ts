@@ -174,6 +174,7 @@ describe("validation", () => {
     [{ query: "x", rerank: "yes" }, "rerank"],
     [{ query: "x", include_metadata: 1 }, "include_metadata"],
     [{ query: "x", keyword_query: "" }, "keyword_query"],
+    [{ query: "x", keyword_query: " \t\n" }, "keyword_query"],
     [{ query: "x", filter: "topic" }, "filter"],
   ];
   for (const [body, field] of invalid) {

@@ -32,13 +32,15 @@ const Filter = z
       `${FILTER_LIMITS.stringLength} characters, ${FILTER_LIMITS.bytes} bytes as JSON in all.`,
   );
 
+/** 1–10,000 characters, not only whitespace. */
+const QueryText = z
+  .string()
+  .min(1)
+  .max(10_000)
+  .refine((q) => q === "" || q.trim().length > 0, "must not be blank"); // "" is reported by min(1) alone
+
 const SearchBody = z.object({
-  query: z
-    .string()
-    .min(1)
-    .max(10_000)
-    .refine((q) => q === "" || q.trim().length > 0, "must not be blank") // "" is reported by min(1) alone
-    .describe("Natural-language query, 1–10,000 characters, not only whitespace"),
+  query: QueryText.describe("Natural-language query, 1–10,000 characters, not only whitespace"),
   top_k: z.number().int().min(1).max(50).default(10).describe("Results to return, 1–50"),
   rerank: z.boolean().default(true).describe("Rerank with the cross-encoder when one is installed"),
   filter: Filter.nullish(),
@@ -51,12 +53,9 @@ const SearchBody = z.object({
   include_metadata: z.boolean().default(true).describe("Include metadata and document_metadata in each result"),
   mode: z.enum(SEARCH_MODES).default("vector"),
   alpha: z.number().min(0).max(1).default(0.6).describe("Hybrid mode: weight of the vector side (0 keyword only … 1 vector only)"),
-  keyword_query: z
-    .string()
-    .min(1)
-    .max(10_000)
-    .nullish()
-    .describe("Text for the keyword side in keyword and hybrid modes; absent or null: the query"),
+  keyword_query: QueryText.nullish().describe(
+    "Text for the keyword side in keyword and hybrid modes, 1–10,000 characters, not only whitespace; absent or null: the query",
+  ),
 });
 
 const ResultSchema = z.object({
