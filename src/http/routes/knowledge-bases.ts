@@ -107,7 +107,7 @@ export function knowledgeBaseRoutes(ctx: AppContext) {
           description:
             "Irreversible. The knowledge base is gone at once: 404 on every endpoint, not listed, and not counted against the plan's knowledge base, document or storage limits. " +
             "Its documents, chunks, vectors, keyword index rows and stored files are removed in the background right after, in short steps that never hold up other requests " +
-            "(about 30 s for a million chunks); a deletion a restart interrupts is finished by the next start.",
+            "(a million chunks in under a minute); a deletion a restart interrupts is finished by the next start.",
           tags,
           responses: errorResponses(...V1_ERRORS, 404),
         },
