@@ -201,6 +201,8 @@ export class KbIndex {
           this.deltaVectors.remove(entry.rowid);
         }
         this.appliedSeq = entry.seq;
+        // Checked per entry: a batch of 500 chunks of ~1 KB took ~75 ms to tokenize, past the slice.
+        if (performance.now() > deadline) break;
       }
       if (performance.now() > deadline) break;
     }
