@@ -5,7 +5,6 @@ import type { Db } from "./db.ts";
 import { newId } from "./ids.ts";
 import { parseJsonObject } from "./json.ts";
 import { decodeCursor, toPage, type Page } from "./pagination.ts";
-import { purgeReusedRowid } from "./vector-purger.ts";
 
 interface ChunkRow {
   id: string;
@@ -51,19 +50,38 @@ export function listChunks(db: Db, documentId: string, limit: number, cursor?: s
   return toPage(rows, limit, { kind: "chunks", owner: documentId }, (r) => r.chunk_index, toChunk);
 }
 
-/** Inserts a document's chunks with their vectors. Call inside the transaction that makes it ready. */
-export function insertChunks(db: Db, document: { id: string; kb_id: string }, chunks: NewChunk[], now: Date): void {
-  const insertChunk = db.query<{ rowid: number }, (string | number | null)[]>(
-    `INSERT INTO chunks (id, document_id, kb_id, text, chunk_index, start_page, end_page, section_heading, token_count,
+/**
+ * Reserves `count` consecutive rowids for a document's chunks, above every rowid a chunk has had, so none is
+ * handed out twice (a deleted chunk's vector may still wait for the purger under its rowid). The chunks can
+ * then be written over several transactions (ingest/indexer.ts) and still make one range, which is how
+ * search reads a document's chunks. Call inside a write transaction.
+ */
+export function reserveChunkRowids(db: Db, count: number): number {
+  const { next } = db
+    .query<{ next: number }, []>(
+      `SELECT MAX(COALESCE((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'next_chunk_rowid'), 1),
+                  COALESCE((SELECT MAX(rowid) FROM chunks), 0) + 1,
+                  COALESCE((SELECT MAX(rowid) FROM vector_purge), 0) + 1) AS next`,
+    )
+    .get()!;
+  db.query("INSERT INTO settings (key, value) VALUES ('next_chunk_rowid', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(
+    String(next + count),
+  );
+  return next;
+}
+
+/** Inserts chunks with their vectors, the i-th at rowid firstRowid + i (reserved by reserveChunkRowids). */
+export function insertChunks(db: Db, document: { id: string; kb_id: string }, chunks: NewChunk[], firstRowid: number, now: Date): void {
+  const insertChunk = db.query(
+    `INSERT INTO chunks (rowid, id, document_id, kb_id, text, chunk_index, start_page, end_page, section_heading, token_count,
        metadata, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertVector = db.query("INSERT INTO vec_chunks (rowid, kb_id, embedding) VALUES (?, ?, ?)");
   const createdAt = now.toISOString();
-  let first: number | null = null;
-  let last: number | null = null;
-  for (const chunk of chunks) {
-    const { rowid } = insertChunk.get(
+  chunks.forEach((chunk, i) => {
+    insertChunk.run(
+      firstRowid + i,
       newId("chk", now.getTime()),
       document.id,
       document.kb_id,
@@ -75,13 +93,20 @@ export function insertChunks(db: Db, document: { id: string; kb_id: string }, ch
       chunk.tokenCount,
       JSON.stringify(chunk.metadata),
       createdAt,
-    )!;
-    purgeReusedRowid(db, rowid);
-    insertVector.run(rowid, document.kb_id, chunk.embedding);
-    first ??= rowid;
-    last = rowid;
-  }
-  db.query("UPDATE documents SET first_chunk_rowid = ?, last_chunk_rowid = ? WHERE id = ?").run(first, last, document.id);
+    );
+    insertVector.run(firstRowid + i, document.kb_id, chunk.embedding);
+  });
+}
+
+/** Records the rowid range of a document's chunks (search reads them by it once the document is ready). */
+export function recordChunkRange(db: Db, documentId: string, first: number, last: number): void {
+  db.query("UPDATE documents SET first_chunk_rowid = ?, last_chunk_rowid = ? WHERE id = ?").run(first, last, documentId);
+}
+
+/** Deletes up to `limit` of the document's chunks with rowids below `rowid`; returns how many went. */
+export function deleteChunksBelow(db: Db, documentId: string, rowid: number, limit: number): number {
+  return db.query("DELETE FROM chunks WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ? AND rowid < ? LIMIT ?)").run(documentId, rowid, limit)
+    .changes;
 }
 
 /** Removes a document's chunks; their vectors are queued for the purger (migration 022). */

@@ -30,14 +30,6 @@ export function purgeVectorSlice(db: Db, budgetMs: number): boolean {
   return db.query("SELECT 1 FROM vector_purge LIMIT 1").get() !== null;
 }
 
-/**
- * Called before a chunk's vector is inserted: a new chunk can get the rowid of a deleted one (SQLite hands
- * out the largest rowid + 1), whose vector may still wait in the queue. That vector goes now.
- */
-export function purgeReusedRowid(db: Db, rowid: number): void {
-  if (db.query("DELETE FROM vector_purge WHERE rowid = ?").run(rowid).changes > 0) db.query("DELETE FROM vec_chunks WHERE rowid = ?").run(rowid);
-}
-
 export class VectorPurger {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private stopped = true;

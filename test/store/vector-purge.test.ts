@@ -1,12 +1,12 @@
 // Vectors of deleted chunks are queued and deleted in background slices (store/vector-purger.ts). Real
-// SQLite file with the real schema and sqlite-vec; chunks written with the store's own insertChunks.
+// SQLite file with the real schema and sqlite-vec; chunks written with the store's own functions.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, writeTx } from "../../src/store/db.ts";
 import { ensureVectorTable } from "../../src/store/vectors.ts";
-import { deleteChunksOf, insertChunks, type NewChunk } from "../../src/store/chunks.ts";
+import { deleteChunksOf, insertChunks, reserveChunkRowids, type NewChunk } from "../../src/store/chunks.ts";
 import { purgeVectorSlice } from "../../src/store/vector-purger.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "quarry-vector-purge-"));
@@ -44,6 +44,15 @@ function chunks(count: number, mark: number): NewChunk[] {
   }));
 }
 
+/** Writes the chunks under freshly reserved rowids, as ingest/indexer.ts does; returns the rowids. */
+function write(document: { id: string; kb_id: string }, list: NewChunk[]): number[] {
+  return writeTx(db, () => {
+    const first = reserveChunkRowids(db, list.length);
+    insertChunks(db, document, list, first, now);
+    return list.map((_, i) => first + i);
+  });
+}
+
 const vectorCount = (kbId: string) => db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM vec_chunks WHERE kb_id = ?").get(kbId)!.n;
 const queued = () => db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM vector_purge").get()!.n;
 const firstValues = (docId: string) =>
@@ -55,10 +64,9 @@ const firstValues = (docId: string) =>
 test("a deleted document's vectors are queued, then deleted in slices; other vectors stay", () => {
   const keep = documentRow("doc_keep", "kb_keep");
   const gone = documentRow("doc_gone", "kb_gone");
-  writeTx(db, () => insertChunks(db, keep, chunks(5, 1), now));
-  writeTx(db, () => insertChunks(db, gone, chunks(40, 2), now));
-  // Not the last rows: the deleted rowids are not handed out again below.
-  writeTx(db, () => insertChunks(db, documentRow("doc_after", "kb_keep"), chunks(1, 3), now));
+  write(keep, chunks(5, 1));
+  write(gone, chunks(40, 2));
+  write(documentRow("doc_after", "kb_keep"), chunks(1, 3));
 
   writeTx(db, () => deleteChunksOf(db, gone.id));
   expect(queued()).toBe(40);
@@ -73,20 +81,21 @@ test("a deleted document's vectors are queued, then deleted in slices; other vec
   expect(firstValues(keep.id)).toEqual([1, 1, 1, 1, 1]);
 });
 
-test("a new chunk that gets a deleted chunk's rowid replaces its queued vector", () => {
+test("rowids are never handed out twice: not while a deleted chunk's vector is queued, nor after", () => {
   const old = documentRow("doc_old", "kb_reuse");
-  writeTx(db, () => insertChunks(db, old, chunks(3, 7), now));
-  const oldRowids = db.query<{ rowid: number }, [string]>("SELECT rowid FROM chunks WHERE document_id = ? ORDER BY rowid").all(old.id).map((r) => r.rowid);
+  const oldRowids = write(old, chunks(3, 7));
   writeTx(db, () => deleteChunksOf(db, old.id));
   expect(queued()).toBe(3);
 
-  // SQLite hands out the largest rowid + 1, so the new chunks take the deleted ones' rowids.
+  // The deleted chunks were the last ones, so SQLite alone would hand their rowids out again.
   const fresh = documentRow("doc_new", "kb_reuse");
-  writeTx(db, () => insertChunks(db, fresh, chunks(3, 9), now));
-  const newRowids = db.query<{ rowid: number }, [string]>("SELECT rowid FROM chunks WHERE document_id = ? ORDER BY rowid").all(fresh.id).map((r) => r.rowid);
-  expect(newRowids).toEqual(oldRowids);
-  expect(queued()).toBe(0);
+  const newRowids = write(fresh, chunks(3, 9));
+  expect(newRowids[0]).toBe(oldRowids[2] + 1);
   expect(firstValues(fresh.id)).toEqual([9, 9, 9]);
   expect(purgeVectorSlice(db, 1000)).toBe(false);
   expect(firstValues(fresh.id)).toEqual([9, 9, 9]);
+
+  writeTx(db, () => deleteChunksOf(db, fresh.id));
+  expect(purgeVectorSlice(db, 1000)).toBe(false);
+  expect(write(documentRow("doc_later", "kb_reuse"), chunks(1, 5))).toEqual([newRowids[2] + 1]);
 });
