@@ -1,5 +1,5 @@
-// Reads chunk vectors out of sqlite-vec's storage by rowid. vec0 keeps vectors in blobs of 1,024
-// (vec_chunks_vector_chunks00) and maps each rowid to a blob and an offset (vec_chunks_rowids); reading
+// Reads chunk vectors out of sqlite-vec's storage by rowid. vec0 keeps vectors in blobs of its chunk_size
+// (256 here, see store/vectors.ts; 1,024 in tables made before) (vec_chunks_vector_chunks00) and maps each rowid to a blob and an offset (vec_chunks_rowids); reading
 // the blob and slicing is far faster than vec0's own per-row lookup (~0.1 ms each). Chunks written
 // together share a blob, so a few cached blobs serve a whole document or a scan in rowid order. Should
 // sqlite-vec's layout ever not be the expected one, each vector is read through vec0 instead.

@@ -36,10 +36,18 @@ export function storedEmbeddingModel(db: Db): EmbeddingModelInfo | null {
   return id && dimension ? { id, dimension: Number(dimension) } : null;
 }
 
+/**
+ * Vectors per sqlite-vec storage blob. Its default, 1,024 (2 MB blobs at 512-d), made an insert cost ~54 µs,
+ * a point read ~33 µs, and the insert that starts a new blob hold the write lock ~30 ms; at 256 they cost
+ * ~17 and ~5 µs, ~9 ms (measured 7,000 512-d vectors). Tables created before keep their size.
+ */
+const VECTORS_PER_BLOB = 256;
+
 function createVectorTable(db: Db, model: EmbeddingModelInfo): void {
   db.exec(`CREATE VIRTUAL TABLE vec_chunks USING vec0(
     kb_id TEXT PARTITION KEY,
-    embedding FLOAT[${model.dimension}] distance_metric=cosine
+    embedding FLOAT[${model.dimension}] distance_metric=cosine,
+    chunk_size=${VECTORS_PER_BLOB}
   )`);
   setSetting(db, "embedding_model", model.id);
   setSetting(db, "embedding_dimension", String(model.dimension));
