@@ -11,7 +11,7 @@ import { ensureVectorTable } from "../../src/store/vectors.ts";
 import { insertAccount } from "../../src/store/accounts.ts";
 import { createKnowledgeBase } from "../../src/store/knowledge-bases.ts";
 import { insertDocument } from "../../src/store/documents.ts";
-import type { NewChunk } from "../../src/store/chunks.ts";
+import { newChunks } from "../helpers/new-chunks.ts";
 import { completeDocument } from "../../src/ingest/indexer.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "quarry-indexer-"));
@@ -30,19 +30,6 @@ function embeddingDocument(id: string): string {
   insertDocument(db, { id, kbId, accountId: account.id, name: `${id}.txt`, fileType: "txt", fileSizeBytes: 100, metadata: {}, storagePath: `files/${id}`, now });
   db.query("UPDATE documents SET status = 'embedding' WHERE id = ?").run(id);
   return id;
-}
-
-function chunks(count: number, mark: number): NewChunk[] {
-  return Array.from({ length: count }, (_, i) => ({
-    text: `chunk ${i}`,
-    chunkIndex: i,
-    startPage: null,
-    endPage: 1,
-    sectionHeading: "",
-    tokenCount: 2,
-    metadata: {},
-    embedding: new Float32Array([mark, i, 0, 0]),
-  }));
 }
 
 function stored(id: string) {
@@ -64,7 +51,7 @@ function stored(id: string) {
 
 test("a document of several writes ends ready with one contiguous range; its replacement's old chunks go first", async () => {
   const id = embeddingDocument("doc_large");
-  expect(await completeDocument(db, id, null, chunks(450, 1), now, false)).toBe(true);
+  expect(await completeDocument(db, id, null, newChunks(450, 1), now, false)).toBe(true);
   const first = stored(id);
   expect(first.indexes).toEqual([...Array(450).keys()]);
   expect(first.rowids.at(-1)! - first.rowids[0]).toBe(449);
@@ -73,9 +60,9 @@ test("a document of several writes ends ready with one contiguous range; its rep
 
   // Re-processed (a replacement): 1,200 chunks, then 300 in their place.
   db.query("UPDATE documents SET status = 'embedding' WHERE id = ?").run(id);
-  expect(await completeDocument(db, id, null, chunks(1200, 2), now, false)).toBe(true);
+  expect(await completeDocument(db, id, null, newChunks(1200, 2), now, false)).toBe(true);
   db.query("UPDATE documents SET status = 'embedding' WHERE id = ?").run(id);
-  expect(await completeDocument(db, id, null, chunks(300, 3), now, false)).toBe(true);
+  expect(await completeDocument(db, id, null, newChunks(300, 3), now, false)).toBe(true);
   const last = stored(id);
   expect(last.indexes).toEqual([...Array(300).keys()]);
   expect(last.rowids[0]).toBeGreaterThan(first.rowids.at(-1)! + 1200 - 1);
@@ -86,7 +73,7 @@ test("a document of several writes ends ready with one contiguous range; its rep
 
 test("a document deleted between two writes is dropped and leaves no chunks", async () => {
   const id = embeddingDocument("doc_gone");
-  const completing = completeDocument(db, id, null, chunks(450, 4), now, false);
+  const completing = completeDocument(db, id, null, newChunks(450, 4), now, false);
   // The first slice is written before completeDocument first waits.
   expect(db.query("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?").get(id)).toEqual({ n: 200 });
   db.query("DELETE FROM documents WHERE id = ?").run(id);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { openDatabase, writeTx } from "../../src/store/db.ts";
 import { ensureVectorTable } from "../../src/store/vectors.ts";
 import { deleteChunksOf, insertChunks, reserveChunkRowids, type NewChunk } from "../../src/store/chunks.ts";
+import { newChunks } from "../helpers/new-chunks.ts";
 import { purgeVectorSlice } from "../../src/store/vector-purger.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "quarry-vector-purge-"));
@@ -31,19 +32,6 @@ function documentRow(docId: string, kbId: string): { id: string; kb_id: string }
   return { id: docId, kb_id: kbId };
 }
 
-function chunks(count: number, mark: number): NewChunk[] {
-  return Array.from({ length: count }, (_, i) => ({
-    text: `chunk ${i}`,
-    chunkIndex: i,
-    startPage: null,
-    endPage: 1,
-    sectionHeading: "",
-    tokenCount: 2,
-    metadata: {},
-    embedding: new Float32Array([mark, i, 0, 0]),
-  }));
-}
-
 /** Writes the chunks under freshly reserved rowids, as ingest/indexer.ts does; returns the rowids. */
 function write(document: { id: string; kb_id: string }, list: NewChunk[]): number[] {
   return writeTx(db, () => {
@@ -64,9 +52,9 @@ const firstValues = (docId: string) =>
 test("a deleted document's vectors are queued, then deleted in slices; other vectors stay", () => {
   const keep = documentRow("doc_keep", "kb_keep");
   const gone = documentRow("doc_gone", "kb_gone");
-  write(keep, chunks(5, 1));
-  write(gone, chunks(40, 2));
-  write(documentRow("doc_after", "kb_keep"), chunks(1, 3));
+  write(keep, newChunks(5, 1));
+  write(gone, newChunks(40, 2));
+  write(documentRow("doc_after", "kb_keep"), newChunks(1, 3));
 
   writeTx(db, () => deleteChunksOf(db, gone.id));
   expect(queued()).toBe(40);
@@ -83,13 +71,13 @@ test("a deleted document's vectors are queued, then deleted in slices; other vec
 
 test("rowids are never handed out twice: not while a deleted chunk's vector is queued, nor after", () => {
   const old = documentRow("doc_old", "kb_reuse");
-  const oldRowids = write(old, chunks(3, 7));
+  const oldRowids = write(old, newChunks(3, 7));
   writeTx(db, () => deleteChunksOf(db, old.id));
   expect(queued()).toBe(3);
 
   // The deleted chunks were the last ones, so SQLite alone would hand their rowids out again.
   const fresh = documentRow("doc_new", "kb_reuse");
-  const newRowids = write(fresh, chunks(3, 9));
+  const newRowids = write(fresh, newChunks(3, 9));
   expect(newRowids[0]).toBe(oldRowids[2] + 1);
   expect(firstValues(fresh.id)).toEqual([9, 9, 9]);
   expect(purgeVectorSlice(db, 1000)).toBe(false);
@@ -97,5 +85,5 @@ test("rowids are never handed out twice: not while a deleted chunk's vector is q
 
   writeTx(db, () => deleteChunksOf(db, fresh.id));
   expect(purgeVectorSlice(db, 1000)).toBe(false);
-  expect(write(documentRow("doc_later", "kb_reuse"), chunks(1, 5))).toEqual([newRowids[2] + 1]);
+  expect(write(documentRow("doc_later", "kb_reuse"), newChunks(1, 5))).toEqual([newRowids[2] + 1]);
 });
