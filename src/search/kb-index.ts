@@ -4,8 +4,9 @@
 // scores the segment and the delta with the same combined statistics and merges their hits.
 //
 // The log is applied in slices of at most APPLY_SLICE_MS, so catching up on a big backlog (a bulk import,
-// a first start after an upgrade) never holds the HTTP thread for long: what is not applied yet is
-// finished between requests, and the index worker meanwhile folds the backlog into a new segment.
+// a first start after an upgrade) never holds the HTTP thread for long: other requests run between the
+// slices, searches of this knowledge base wait for the last one (caughtUp), and the index worker meanwhile
+// folds the backlog into a new segment.
 import type { Db } from "../store/db.ts";
 import { KbDocuments, type Eligibility } from "./kb-documents.ts";
 import { readLog } from "./index-log.ts";
@@ -50,7 +51,10 @@ export class KbIndex {
   private liveMask: Uint8Array | null = null;
   private segmentMaxRowid = 0;
   private appliedSeq = 0;
+  /** Set while a backlog of logged changes is being applied, a slice at a time. */
   private catchUp?: Timer;
+  /** Searches waiting for the backlog (caughtUp). */
+  private waiting: (() => void)[] = [];
   /** Let go by the index cache (memory budget, stop): a search still holding it gets a new one. */
   closed = false;
 
@@ -75,6 +79,17 @@ export class KbIndex {
   refresh(): void {
     this.documents.refresh();
     this.applyLog();
+  }
+
+  /**
+   * Resolves once the delta holds every change logged so far, so that a search finds every chunk of every
+   * ready document (right after a bulk import, a search that applied only its own slice missed some). The
+   * backlog is applied in slices with other requests running between them. A delta at DELTA_CAP resolves at
+   * once: the rest waits for the next segment.
+   */
+  caughtUp(): Promise<void> {
+    if (this.catchUp === undefined) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
   }
 
   /** Swaps in a newly published segment; the delta restarts from its watermark. */
@@ -135,7 +150,7 @@ export class KbIndex {
 
   close(): void {
     this.closed = true;
-    clearTimeout(this.catchUp);
+    this.settle();
     if (this.segment) this.closeSegment(this.segment);
     this.segment = null;
   }
@@ -182,9 +197,8 @@ export class KbIndex {
     const deadline = performance.now() + APPLY_SLICE_MS;
     let vectors: StoredVectors | null = null; // one per call: its cached blobs are only fresh until the next write
     for (;;) {
-      if (this.deltaVectors.size >= DELTA_CAP) break;
-      const entries = readLog(this.db, this.kbId, this.appliedSeq, APPLY_BATCH);
-      if (entries.length === 0) return;
+      const entries = this.deltaVectors.size >= DELTA_CAP ? [] : readLog(this.db, this.kbId, this.appliedSeq, APPLY_BATCH);
+      if (entries.length === 0) return this.settle();
       for (const entry of entries) {
         if (entry.added) {
           const text = this.db.query<{ text: string }, [number]>("SELECT text FROM chunks WHERE rowid = ?").get(entry.rowid)?.text;
@@ -206,7 +220,21 @@ export class KbIndex {
       }
       if (performance.now() > deadline) break;
     }
-    this.catchUp = setTimeout(() => this.applyLog(), 0);
+    this.catchUp = setTimeout(() => {
+      try {
+        this.applyLog();
+      } catch (error) {
+        console.error(`search index ${this.kbId}: applying logged changes failed (${(error as Error).message}); the next search retries`);
+        this.settle();
+      }
+    }, 0);
+  }
+
+  /** The backlog is applied (or can go no further): no slice scheduled, and waiting searches go on. */
+  private settle(): void {
+    clearTimeout(this.catchUp);
+    this.catchUp = undefined;
+    for (const resume of this.waiting.splice(0)) resume();
   }
 }
 

@@ -82,6 +82,7 @@ export class SearchService {
     // the vector side follows on the search threads once the query is embedded.
     // Eligibility is by chunk rowid, so it stays valid across the embedding await: computed once.
     let index = this.deps.indexes.get(kbId);
+    await index.caughtUp();
     const scope = await index.eligibility(predicate, request.filter ? JSON.stringify(request.filter) : undefined);
     // A first load of the documents lets other requests run, which may let this index go under the memory budget.
     if (index.closed) index = this.deps.indexes.get(kbId);
