@@ -68,7 +68,12 @@ export async function completeDocument(
     const step = writeTx(db, (): "dropped" | "more" | "ready" => {
       const document = findDocumentRow(db, documentId);
       if (!document || document.status !== "embedding") return "dropped";
-      firstRowid ??= reserveChunkRowids(db, chunks.length);
+      if (firstRowid === null) {
+        firstRowid = reserveChunkRowids(db, chunks.length);
+        // Recorded at once: search knows a document's chunks by their range, and while no document not ready
+        // has one it searches every chunk, these too.
+        recordChunkRange(db, documentId, firstRowid, firstRowid + chunks.length - 1);
+      }
       if (deleteChunksBelow(db, documentId, firstRowid, DELETES_PER_WRITE) === DELETES_PER_WRITE) return "more";
       const slice = chunks.slice(written, written + CHUNKS_PER_WRITE);
       insertChunks(db, document, slice, firstRowid + written, now);
@@ -82,7 +87,6 @@ export async function completeDocument(
       } catch (error) {
         throw error instanceof QuarryError ? pagesWouldOverrun(error, pages) : error;
       }
-      recordChunkRange(db, documentId, firstRowid, firstRowid + chunks.length - 1);
       markReady(db, documentId, chunks.length, pageCount, now);
       removeJob(db, documentId);
       return "ready";

@@ -1,6 +1,7 @@
 // The indexer's last step (ingest/indexer.ts completeDocument) on a real SQLite file with the real schema:
 // a document larger than one write is written a slice per transaction, yet ends with one contiguous rowid
-// range; a replacement's old chunks go first; a document deleted between two writes leaves nothing.
+// range and is never searched half-written; a replacement's old chunks go first; a document deleted
+// between two writes leaves nothing.
 // Chunks come with ready-made vectors: the model is not what is tested here.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -13,6 +14,7 @@ import { createKnowledgeBase } from "../../src/store/knowledge-bases.ts";
 import { insertDocument } from "../../src/store/documents.ts";
 import { newChunks } from "../helpers/new-chunks.ts";
 import { completeDocument } from "../../src/ingest/indexer.ts";
+import { IndexCache } from "../../src/search/index-cache.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "quarry-indexer-"));
 const db = openDatabase(join(dataDir, "quarry.db"));
@@ -79,4 +81,25 @@ test("a document deleted between two writes is dropped and leaves no chunks", as
   db.query("DELETE FROM documents WHERE id = ?").run(id);
   expect(await completing).toBe(false);
   expect(db.query("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?").get(id)).toEqual({ n: 0 });
+});
+
+test("a document being written is not searched until it is ready, even when every other document is ready", async () => {
+  const cache = new IndexCache({ db, dataDir, databasePath: join(dataDir, "quarry.db"), dimension: 4, memoryBudgetBytes: 100_000_000, segmentMinChanges: 1_000_000 });
+  const kbIndex = cache.get(kbId);
+  const keywordHits = async (word: string) => {
+    const index = cache.get(kbId);
+    await index.caughtUp();
+    return index.keywordSearch(word, await index.eligibility(null), 10);
+  };
+  try {
+    const id = embeddingDocument("doc_searched");
+    const completing = completeDocument(db, id, null, newChunks(450, 5).map((chunk) => ({ ...chunk, text: `walrus ${chunk.text}` })), now, false);
+    expect(db.query("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?").get(id)).toEqual({ n: 200 });
+    expect(await keywordHits("walrus")).toEqual([]);
+    expect(await completing).toBe(true);
+    expect((await keywordHits("walrus")).length).toBe(10);
+  } finally {
+    kbIndex.close();
+    await cache.stop();
+  }
 });
