@@ -88,7 +88,8 @@ const SearchResponseSchema = z.object({
 });
 
 const DESCRIPTION = `Searches the chunks of the knowledge base's **ready** documents only: a document being processed, also again
-after a replacement (PUT), is not searchable until it is ready, then with its new chunks. Each call counts as one search
+after a replacement (PUT), is not searchable until it is ready, then with its new chunks, from the very next search
+(after a bulk import, the first search may wait while the index takes in the new chunks). Each call counts as one search
 query against the plan allowance (429 USAGE_LIMIT_EXCEEDED with details {limit, current_usage, plan, requested} when
 it is used up), also when the embedding model then fails (503 EXTERNAL_SERVICE_ERROR); a call refused before searching
 (400, 401, 404, 429) counts nothing.
