@@ -5,6 +5,9 @@ import type { Db } from "./db.ts";
 import { newId } from "./ids.ts";
 import { parseJsonObject } from "./json.ts";
 import { decodeCursor, toPage, type Page } from "./pagination.ts";
+import { getSetting, setSetting } from "./settings.ts";
+
+const NEXT_CHUNK_ROWID = "next_chunk_rowid";
 
 interface ChunkRow {
   id: string;
@@ -57,16 +60,11 @@ export function listChunks(db: Db, documentId: string, limit: number, cursor?: s
  * search reads a document's chunks. Call inside a write transaction.
  */
 export function reserveChunkRowids(db: Db, count: number): number {
-  const { next } = db
-    .query<{ next: number }, []>(
-      `SELECT MAX(COALESCE((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'next_chunk_rowid'), 1),
-                  COALESCE((SELECT MAX(rowid) FROM chunks), 0) + 1,
-                  COALESCE((SELECT MAX(rowid) FROM vector_purge), 0) + 1) AS next`,
-    )
+  const { used } = db
+    .query<{ used: number }, []>("SELECT MAX(COALESCE((SELECT MAX(rowid) FROM chunks), 0), COALESCE((SELECT MAX(rowid) FROM vector_purge), 0)) AS used")
     .get()!;
-  db.query("INSERT INTO settings (key, value) VALUES ('next_chunk_rowid', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(
-    String(next + count),
-  );
+  const next = Math.max(Number(getSetting(db, NEXT_CHUNK_ROWID) ?? 1), used + 1);
+  setSetting(db, NEXT_CHUNK_ROWID, String(next + count));
   return next;
 }
 

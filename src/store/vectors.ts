@@ -2,6 +2,7 @@
 // created at startup for the configured model, and the model that made the stored vectors is recorded:
 // starting with a different model must never mix vectors silently.
 import type { Db } from "./db.ts";
+import { getSetting, setSetting } from "./settings.ts";
 
 export interface EmbeddingModelInfo {
   id: string;
@@ -17,17 +18,6 @@ export class EmbeddingModelMismatchError extends Error {
     );
     this.name = "EmbeddingModelMismatchError";
   }
-}
-
-function getSetting(db: Db, key: string): string | null {
-  return db.query<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?").get(key)?.value ?? null;
-}
-
-function setSetting(db: Db, key: string, value: string): void {
-  db.query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(
-    key,
-    value,
-  );
 }
 
 export function storedEmbeddingModel(db: Db): EmbeddingModelInfo | null {
