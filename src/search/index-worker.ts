@@ -54,10 +54,12 @@ function forgetDeleted(): void {
   for (const kbId of removeDeletedKnowledgeBases(settings.dataDir, knowledgeBaseExists)) forgetKnowledgeBase(db, kbId);
 }
 
-/** Removes what crashes and deletions left behind: unfinished builds, old segments, deleted KBs' data. */
+/**
+ * At start: removes what crashes and deletions left behind: unfinished builds, old segments, the log rows
+ * of deleted KBs (their folders go at every check: forgetDeleted).
+ */
 function sweep(): void {
   trimDeletedKnowledgeBases(db);
-  removeDeletedKnowledgeBases(settings.dataDir, knowledgeBaseExists);
   for (const { id } of db.query<{ id: string }, []>("SELECT id FROM knowledge_bases").all()) {
     removeStaleSegments(settings.dataDir, id, 2);
   }
