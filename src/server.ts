@@ -6,7 +6,7 @@ import { systemClock, type Clock } from "./clock.ts";
 import { openDatabase, closeDatabase } from "./store/db.ts";
 import { ensureVectorTable } from "./store/vectors.ts";
 import { VectorPurger } from "./store/vector-purger.ts";
-import { KnowledgeBaseDeleter } from "./store/knowledge-base-deletion.ts";
+import { Deletions } from "./store/deletions.ts";
 import { FileStore } from "./store/files.ts";
 import { sweepFileStore } from "./store/file-sweep.ts";
 import { AccountService } from "./accounts/service.ts";
@@ -97,7 +97,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     ingest,
     version: VERSION,
     files,
-    knowledgeBaseDeleter: new KnowledgeBaseDeleter(db, files),
+    deletions: new Deletions(db, files),
     accounts: new AccountService(db, new JwtIssuer(resolveJwtSecret(config.jwtSecret, config.dataDir)), clock),
     rateLimiter: new RateLimiter(options.rateLimitClock),
     clientRateLimiter: new RateLimiter(options.rateLimitClock, MAX_TRACKED_CLIENTS),
@@ -115,7 +115,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   /** Everything but the HTTP server: background work, models, database. */
   const closeBackground = async () => {
     await ctx.requestLog.stop();
-    await ctx.knowledgeBaseDeleter.stop();
+    await ctx.deletions.stop();
     vectorPurger.stop();
     await ctx.searchIndexes.stop();
     await ingest.stop();
@@ -126,7 +126,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   ingest.start();
   vectorPurger.start();
-  ctx.knowledgeBaseDeleter.resume();
+  ctx.deletions.resume();
   ctx.requestLog.start();
   ctx.searchIndexes.start();
   let app: ReturnType<typeof createApp>;

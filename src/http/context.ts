@@ -9,7 +9,7 @@ import type { RateLimiter } from "./rate-limit.ts";
 import type { RequestLogWriter } from "../store/request-log-writer.ts";
 import type { Ingestion } from "../ingest/ingestion.ts";
 import type { IndexCache } from "../search/index-cache.ts";
-import type { KnowledgeBaseDeleter } from "../store/knowledge-base-deletion.ts";
+import type { Deletions } from "../store/deletions.ts";
 
 export interface AppContext {
   config: Config;
@@ -17,8 +17,8 @@ export interface AppContext {
   clock: Clock;
   accounts: AccountService;
   files: FileStore;
-  /** Deletes knowledge bases: hidden at once, their rows and files removed in the background. */
-  knowledgeBaseDeleter: KnowledgeBaseDeleter;
+  /** Deletes knowledge bases and documents a slice of rows at a time (knowledge bases in the background). */
+  deletions: Deletions;
   models: SearchModels;
   /** The ingestion queue and its workers; routes wake it after queuing a document. */
   ingest: Ingestion;

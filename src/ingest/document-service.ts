@@ -11,8 +11,8 @@ import type { FileStore } from "../store/files.ts";
 import { newId } from "../store/ids.ts";
 import type { Page } from "../store/pagination.ts";
 import { assertKnowledgeBaseOwned } from "../store/knowledge-bases.ts";
+import type { Deletions } from "../store/deletions.ts";
 import {
-  deleteDocumentRow,
   getDocument,
   insertDocument,
   isProcessing,
@@ -31,6 +31,7 @@ import { checkUploadFile, documentName } from "./upload-rules.ts";
 export interface DocumentServiceDeps {
   db: Db;
   files: FileStore;
+  deletions: Deletions;
   clock: Clock;
   limitsEnabled: boolean;
   /** Called after a document was queued or deleted: wakes the workers, which cancel a deleted document's job. */
@@ -122,14 +123,14 @@ export class DocumentService {
     });
   }
 
-  /** Removes the document, its chunks, vectors and keyword rows, its job (cancelled if running), and its stored file. */
-  remove(account: AccountRow, kbId: string, id: string): void {
-    writeTx(this.deps.db, () => {
-      this.get(account, kbId, id);
-      deleteDocumentRow(this.deps.db, id);
-    });
+  /**
+   * Removes the document, its chunks, vectors and keyword rows, its job (cancelled if running), and its
+   * stored file; a large document's chunks in slices (store/deletions.ts), which this waits for.
+   */
+  async remove(account: AccountRow, kbId: string, id: string): Promise<void> {
+    const deleted = this.deps.deletions.deleteDocument(kbId, id, () => this.get(account, kbId, id));
     this.deps.queueChanged();
-    this.deps.files.removeDocument(kbId, id);
+    await deleted;
   }
 
   /** `now` is the document's created_at (and the time in its id). */

@@ -4,11 +4,12 @@
 import type { Db } from "../store/db.ts";
 import { writeTx } from "../store/db.ts";
 import { findAccountById } from "../store/accounts.ts";
-import { deleteChunksBelow, deleteChunksOf, insertChunks, recordChunkRange, reserveChunkRowids, type NewChunk } from "../store/chunks.ts";
+import { deleteChunksOf, deleteSomeChunks, insertChunks, recordChunkRange, reserveChunkRowids, type NewChunk } from "../store/chunks.ts";
 import { findDocumentRow, markFailed, markReady, type DocumentRow } from "../store/documents.ts";
 import { assertPagesFit, consumePages } from "../billing/usage.ts";
 import { QuarryError, usageLimitExceeded } from "../errors.ts";
 import { removeJob } from "./queue.ts";
+import { ROWS_PER_SLICE, SLICE_PAUSE_MS } from "../store/deletions.ts";
 
 const TEXT_BYTES_PER_PAGE = 2400;
 
@@ -35,13 +36,6 @@ export function assertDocumentPagesFit(db: Db, documentId: string, pageCount: nu
 
 /** Chunks written per transaction: ~11 ms of holding the write lock (~25 µs for sqlite-vec's insert, ~30 for the row). */
 const CHUNKS_PER_WRITE = 200;
-/** Old chunks (a replacement's) deleted per transaction: ~5 ms. */
-const DELETES_PER_WRITE = 500;
-/**
- * The pause between two transactions of one document, which lets the other connections' writers in:
- * SQLite's busy wait sleeps between its tries, and back-to-back transactions could starve it.
- */
-const PAUSE_MS = 10;
 
 /**
  * Swaps the document's chunks for the new ones, counts its pages and marks it ready. Returns false when the
@@ -67,14 +61,14 @@ export async function completeDocument(
   for (;;) {
     const step = writeTx(db, (): "dropped" | "more" | "ready" => {
       const document = findDocumentRow(db, documentId);
-      if (!document || document.status !== "embedding") return "dropped";
+      if (!document || document.deleting || document.status !== "embedding") return "dropped";
       if (firstRowid === null) {
         firstRowid = reserveChunkRowids(db, chunks.length);
         // Recorded at once: search knows a document's chunks by their range, and while no document not ready
         // has one it searches every chunk, these too.
         recordChunkRange(db, documentId, firstRowid, firstRowid + chunks.length - 1);
       }
-      if (deleteChunksBelow(db, documentId, firstRowid, DELETES_PER_WRITE) === DELETES_PER_WRITE) return "more";
+      if (deleteSomeChunks(db, documentId, ROWS_PER_SLICE, firstRowid) === ROWS_PER_SLICE) return "more";
       const slice = chunks.slice(written, written + CHUNKS_PER_WRITE);
       insertChunks(db, document, slice, firstRowid + written, now);
       written += slice.length;
@@ -92,7 +86,7 @@ export async function completeDocument(
       return "ready";
     });
     if (step !== "more") return step === "ready";
-    await Bun.sleep(PAUSE_MS);
+    await Bun.sleep(SLICE_PAUSE_MS); // lets the other connections' writers in
   }
 }
 

@@ -44,7 +44,7 @@ function build(kbId: string): void {
   post({ type: "built", kbId, ...segment, ms: Math.round(performance.now() - started) });
 }
 
-/** Not deleted, nor being deleted (store/knowledge-base-deletion.ts). */
+/** Not deleted, nor being deleted (store/deletions.ts). */
 function knowledgeBaseExists(kbId: string): boolean {
   return db.query("SELECT 1 FROM knowledge_bases WHERE id = ? AND deleting = 0").get(kbId) !== null;
 }

@@ -101,9 +101,9 @@ export function recordChunkRange(db: Db, documentId: string, first: number, last
   db.query("UPDATE documents SET first_chunk_rowid = ?, last_chunk_rowid = ? WHERE id = ?").run(first, last, documentId);
 }
 
-/** Deletes up to `limit` of the document's chunks with rowids below `rowid`; returns how many went. */
-export function deleteChunksBelow(db: Db, documentId: string, rowid: number, limit: number): number {
-  return db.query("DELETE FROM chunks WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ? AND rowid < ? LIMIT ?)").run(documentId, rowid, limit)
+/** Deletes up to `limit` of the document's chunks (those with rowids below `below`); returns how many went. */
+export function deleteSomeChunks(db: Db, documentId: string, limit: number, below = Number.MAX_SAFE_INTEGER): number {
+  return db.query("DELETE FROM chunks WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ? AND rowid < ? LIMIT ?)").run(documentId, below, limit)
     .changes;
 }
 

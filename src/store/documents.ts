@@ -31,13 +31,15 @@ export interface DocumentRow {
   updated_at: string;
   first_chunk_rowid: number | null;
   last_chunk_rowid: number | null;
+  /** 1 while a DELETE removes its chunks (store/deletions.ts). */
+  deleting: number;
 }
 
-export type Document = Omit<DocumentRow, "metadata" | "first_chunk_rowid" | "last_chunk_rowid"> & { metadata: Record<string, unknown> };
+export type Document = Omit<DocumentRow, "metadata" | "first_chunk_rowid" | "last_chunk_rowid" | "deleting"> & { metadata: Record<string, unknown> };
 
-/** The document as the API shows it; the search index's chunk rowid range (migration 021) stays internal. */
+/** The document as the API shows it; the search index's chunk rowid range (migration 021) and the deletion mark stay internal. */
 export function toDocument(row: DocumentRow): Document {
-  const { first_chunk_rowid: _first, last_chunk_rowid: _last, ...shown } = row;
+  const { first_chunk_rowid: _first, last_chunk_rowid: _last, deleting: _deleting, ...shown } = row;
   return { ...shown, metadata: parseJsonObject(row.metadata) };
 }
 
@@ -173,9 +175,4 @@ export function unfinishedDocumentIds(db: Db): string[] {
 
 export function resetToPending(db: Db, id: string, now: Date): void {
   db.query("UPDATE documents SET status = 'pending', updated_at = ? WHERE id = ?").run(now.toISOString(), id);
-}
-
-/** Deletes the row; chunks, their keyword and vector rows and the job go with it (foreign keys and triggers). */
-export function deleteDocumentRow(db: Db, id: string): void {
-  db.query("DELETE FROM documents WHERE id = ?").run(id);
 }

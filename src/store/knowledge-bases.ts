@@ -1,5 +1,5 @@
 // Knowledge base rows. document_count is counted, not stored, so it can never drift. One being deleted
-// (knowledge-base-deletion.ts) is not found, listed or counted.
+// (deletions.ts) is not found, listed or counted.
 import type { Db } from "./db.ts";
 import { writeTx } from "./db.ts";
 import { newId } from "./ids.ts";

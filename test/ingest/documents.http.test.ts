@@ -367,7 +367,7 @@ describe("isolation and ids", () => {
     expect(res.status).toBe(200);
     // Gone at once; its rows and files go in the background, right after.
     expect((await server.request("GET", `${ws.docs}/${doc.id}`, { token: ws.account.apiKey })).status).toBe(404);
-    await server.server.ctx.knowledgeBaseDeleter.settled();
+    await server.server.ctx.deletions.settled();
     const db = server.server.ctx.db;
     expect(db.query("SELECT COUNT(*) AS n FROM documents WHERE kb_id = ?").get(ws.kbId)).toEqual({ n: 0 });
     expect(indexRows(db, doc.id)).toEqual({ chunks: 0, vectors: 0});

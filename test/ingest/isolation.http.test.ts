@@ -96,7 +96,7 @@ describe("deleting a document that is being processed", () => {
 
     expect((await server.request("DELETE", `/v1/knowledge-bases/${doomed.kbId}`, { token: doomed.account.apiKey })).status).toBe(200);
     expect((await waitForDocument(server, other.account.apiKey, other.kbId, next.body.data.id)).status).toBe("ready");
-    await server.server.ctx.knowledgeBaseDeleter.settled();
+    await server.server.ctx.deletions.settled();
     expect(reports.find((r) => r.documentId === busy.body.data.id)?.outcome).toBe("cancelled");
     expect(chunkRows(busy.body.data.id)).toBe(0);
   });

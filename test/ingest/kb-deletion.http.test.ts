@@ -1,4 +1,4 @@
-// Deleting a knowledge base (store/knowledge-base-deletion.ts): hidden at once, its rows deleted in the
+// Deleting a knowledge base (store/deletions.ts): hidden at once, its rows deleted in the
 // background a slice at a time, and a deletion a stop interrupted is finished by the next start. Real
 // server, real SQLite file, real model.
 import { afterAll, expect, test } from "bun:test";
@@ -42,7 +42,7 @@ test("a deletion a stop interrupted is hidden at once and finished by the next s
 
   const live = server.server.ctx.db;
   const rows = (sql: string) => live.query<{ n: number }, [string]>(sql).get(doomed.kbId)!.n;
-  await server.server.ctx.knowledgeBaseDeleter.settled();
+  await server.server.ctx.deletions.settled();
   expect(rows("SELECT COUNT(*) AS n FROM knowledge_bases WHERE id = ?")).toBe(0);
   expect(rows("SELECT COUNT(*) AS n FROM documents WHERE kb_id = ?")).toBe(0);
   expect(rows("SELECT COUNT(*) AS n FROM chunks WHERE kb_id = ?")).toBe(0);

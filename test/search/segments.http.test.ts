@@ -145,7 +145,7 @@ test("a deleted knowledge base's segments and search log are removed, without a 
   expect(del.status).toBe(200);
   for (let waited = 0; waited < 10_000 && existsSync(join(dataDir, "indexes", kb.kbId)); waited += 100) await Bun.sleep(100);
   expect(existsSync(join(dataDir, "indexes", kb.kbId))).toBe(false);
-  await server.server.ctx.knowledgeBaseDeleter.settled();
+  await server.server.ctx.deletions.settled();
   const db = server.server.ctx.db;
   expect(db.query("SELECT COUNT(*) AS n FROM search_log WHERE kb_id = ?").get(kb.kbId)).toEqual({ n: 0 });
   expect(db.query("SELECT COUNT(*) AS n FROM search_segments WHERE kb_id = ?").get(kb.kbId)).toEqual({ n: 0 });

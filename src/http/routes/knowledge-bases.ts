@@ -94,7 +94,7 @@ export function knowledgeBaseRoutes(ctx: AppContext) {
     .delete(
       "/:kb_id",
       ({ params, principal }) => {
-        ctx.knowledgeBaseDeleter.delete(principal.account.id, params.kb_id);
+        ctx.deletions.deleteKnowledgeBase(principal.account.id, params.kb_id);
         ctx.ingest.wake(); // cancels its documents' running jobs
         ctx.searchIndexes.forget(params.kb_id);
         return { data: { deleted: true } };

@@ -1,6 +1,6 @@
 import type { Migration } from "./migration.ts";
 
-// A knowledge base being deleted (store/knowledge-base-deletion.ts): hidden at once, its rows deleted in
+// A knowledge base being deleted (store/deletions.ts): hidden at once, its rows deleted in
 // slices; a start finds the ones a stop interrupted and finishes them.
 export const knowledgeBaseDeletion: Migration = {
   version: 3,
