@@ -9,7 +9,7 @@ import type { Db } from "../store/db.ts";
 import { writeTx } from "../store/db.ts";
 import { resetToPending, unfinishedDocumentIds } from "../store/documents.ts";
 import { MAX_ATTEMPTS, attemptsOf, claimNext, existingJobs, hasQueuedJob, requeue, requeueAll } from "./queue.ts";
-import { failDocument } from "./indexer.ts";
+import { failDocument, failDocumentInSlices } from "./indexer.ts";
 import { WorkerPool, type JobSource } from "./pool.ts";
 import type { PipelineReport } from "./pipeline.ts";
 import type { JobPayload, WorkerSettings } from "./worker.ts";
@@ -88,21 +88,22 @@ export class Ingestion implements JobSource<PipelineReport> {
     for (const listener of this.listeners) listener(report);
   }
 
-  crashed(id: string, reason: string, retry: boolean): void {
+  /** Resolves once a document that failed is marked so (the pool does not wait for it). */
+  async crashed(id: string, reason: string, retry: boolean): Promise<void> {
     const { db, clock } = this.options;
-    writeTx(db, () => {
+    const detail = writeTx(db, (): string | null => {
       const attempts = attemptsOf(db, id);
-      if (attempts === null) return; // deleted meanwhile
+      if (attempts === null) return null; // deleted meanwhile
       if (retry && attempts < MAX_ATTEMPTS) {
         requeue(db, id, false);
         resetToPending(db, id, clock.now());
-        return;
+        return null;
       }
-      const detail = retry
-        ? `${reason}; processing was attempted ${attempts} times. The file may be malformed or too complex to process.`
-        : reason;
-      failDocument(db, id, detail, clock.now());
+      return retry ? `${reason}; processing was attempted ${attempts} times. The file may be malformed or too complex to process.` : reason;
     });
+    // Its job stays claimed meanwhile; a stop before the end leaves it to the next start's recovery.
+    if (detail === null) return;
+    await failDocumentInSlices(db, id, detail, clock.now()).catch((error: Error) => console.error(`Failing ${id}: ${error.message}`));
   }
 
   abandoned(id: string): void {

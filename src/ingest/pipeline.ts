@@ -8,11 +8,10 @@ import type { Clock } from "../clock.ts";
 import type { Embedder } from "../models/types.ts";
 import { QuarryError } from "../errors.ts";
 import { findDocumentRow, transitionStatus, type DocumentStatus } from "../store/documents.ts";
-import { deleteSomeChunks, type NewChunk } from "../store/chunks.ts";
-import { deleteInSlices } from "../store/deletions.ts";
+import type { NewChunk } from "../store/chunks.ts";
 import { assertPageLimit, ParseError, type ParsedDocument } from "./parsers/index.ts";
 import { chunkDocument } from "./chunker.ts";
-import { assertDocumentPagesFit, completeDocument, failDocument } from "./indexer.ts";
+import { assertDocumentPagesFit, completeDocument, failDocumentInSlices } from "./indexer.ts";
 
 /** Chunk size cap in tokens; lower when the embedding model reads fewer tokens. */
 const MAX_CHUNK_TOKENS = 512;
@@ -107,9 +106,7 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     const detail = failureMessage(error);
     // A document deleted meanwhile (its file gone mid-read, say) is dropped without a word.
     const pageCount = error instanceof ParseError ? error.pageCount : null;
-    // A failed replacement's old chunks go in slices first: failDocument's one transaction held every writer ~9 µs a chunk.
-    await deleteInSlices(deps.db, (limit) => deleteSomeChunks(deps.db, documentId, limit));
-    if (!failDocument(deps.db, documentId, detail, deps.clock.now(), pageCount)) return report;
+    if (!(await failDocumentInSlices(deps.db, documentId, detail, deps.clock.now(), pageCount))) return report;
     const cause = error instanceof ParseError ? error.cause : error instanceof QuarryError ? undefined : error;
     if (cause) console.error(`Ingestion of ${documentId} failed:`, cause);
     return { ...report, outcome: "failed", errorDetail: detail };

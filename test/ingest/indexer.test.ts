@@ -1,7 +1,7 @@
 // The indexer's last step (ingest/indexer.ts completeDocument) on a real SQLite file with the real schema:
 // a document larger than one write is written a slice per transaction, yet ends with one contiguous rowid
 // range and is never searched half-written; a replacement's old chunks go first; a document deleted
-// between two writes leaves nothing.
+// between two writes leaves nothing; a failed one's chunks go a slice at a time.
 // Chunks come with ready-made vectors: the model is not what is tested here.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -13,7 +13,7 @@ import { insertAccount } from "../../src/store/accounts.ts";
 import { createKnowledgeBase } from "../../src/store/knowledge-bases.ts";
 import { insertDocument } from "../../src/store/documents.ts";
 import { newChunks } from "../helpers/new-chunks.ts";
-import { completeDocument } from "../../src/ingest/indexer.ts";
+import { completeDocument, failDocumentInSlices } from "../../src/ingest/indexer.ts";
 import { IndexCache } from "../../src/search/index-cache.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "quarry-indexer-"));
@@ -80,6 +80,22 @@ test("a document deleted between two writes is dropped and leaves no chunks", as
   expect(db.query("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?").get(id)).toEqual({ n: 200 });
   db.query("DELETE FROM documents WHERE id = ?").run(id);
   expect(await completing).toBe(false);
+  expect(db.query("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?").get(id)).toEqual({ n: 0 });
+});
+
+test("a failed replacement's old chunks go a slice at a time, then it is failed with none", async () => {
+  const id = embeddingDocument("doc_failed");
+  expect(await completeDocument(db, id, null, newChunks(1100, 6), now, false)).toBe(true);
+  db.query("UPDATE documents SET status = 'parsing' WHERE id = ?").run(id);
+  const failing = failDocumentInSlices(db, id, "No text could be extracted from this file", now);
+  // One slice of 500 is deleted before the first pause.
+  expect(db.query("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?").get(id)).toEqual({ n: 600 });
+  const failed = await failing;
+  expect(failed && { status: failed.status, chunk_count: failed.chunk_count, error_detail: failed.error_detail }).toEqual({
+    status: "failed",
+    chunk_count: 0,
+    error_detail: "No text could be extracted from this file",
+  });
   expect(db.query("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?").get(id)).toEqual({ n: 0 });
 });
 

@@ -190,7 +190,7 @@ describe("stop and start in process", () => {
       const status = () => db.query<{ status: string; error_detail: string | null }, [string]>("SELECT status, error_detail FROM documents WHERE id = ?").get(doc.id)!;
       for (let attempt = 1; attempt <= 3; attempt++) {
         expect(queue.claim()?.id).toBe(doc.id);
-        queue.crashed(doc.id, "The ingestion worker stopped unexpectedly (exit code 1)", true);
+        await queue.crashed(doc.id, "The ingestion worker stopped unexpectedly (exit code 1)", true);
         if (attempt < 3) expect(status()).toEqual({ status: "pending", error_detail: null });
       }
       expect(status().status).toBe("failed");
