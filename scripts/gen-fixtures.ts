@@ -95,6 +95,10 @@ export async function generateFixtures(dir: string): Promise<Pick<FixtureManifes
   write("scanned.pdf", await scannedPdfBytes(["Lighthouse keeper logbook", "the lamp was trimmed at dusk"]));
   documents.push({ file: "scanned.pdf", type: "pdf", pageCount: 1, ocr: true, phrases: [{ text: "lighthouse keeper logbook", page: 1 }] });
 
+  // A landscape page scanned on its side: the text runs up the page image.
+  write("sideways-scan.pdf", await scannedPdfBytes(["Glacier survey notes", "crevasse depth measured at noon"], true));
+  documents.push({ file: "sideways-scan.pdf", type: "pdf", pageCount: 1, ocr: true, phrases: [{ text: "glacier survey notes", page: 1 }] });
+
   // An owner password only restricts permissions; anyone can open and read the file.
   write("permissions-only.pdf", await pdfKitBytes("Lunar regolith samples are stored in nitrogen cabinets.", { ownerPassword: "owner-secret" }));
   documents.push({ file: "permissions-only.pdf", type: "pdf", pageCount: 1, phrases: [{ text: "lunar regolith samples", page: 1 }] });
@@ -263,9 +267,9 @@ async function reportPdfBytes(): Promise<Uint8Array> {
   return pdf.save();
 }
 
-async function scannedPdfBytes(lines: string[]): Promise<Uint8Array> {
+async function scannedPdfBytes(lines: string[], sideways = false): Promise<Uint8Array> {
   const pdf = await PDFDocument.create({ updateMetadata: false });
-  const image = await pdf.embedPng(await textImage(lines, "png", 1275, 1650));
+  const image = await pdf.embedPng(await (sideways ? sidewaysTextPng(lines, 1275, 1650) : textImage(lines, "png", 1275, 1650)));
   pdf.addPage([612, 792]).drawImage(image, { x: 0, y: 0, width: 612, height: 792 });
   return pdf.save();
 }
@@ -377,6 +381,16 @@ function drawTextCanvas(lines: string[], width: number, height: number) {
   context.font = "44px 'Fixture Sans'";
   lines.forEach((line, index) => context.fillText(line, 60, 100 + index * 70));
   return canvas;
+}
+
+/** The lines written up a width × height image: a landscape page turned 90° anticlockwise. */
+function sidewaysTextPng(lines: string[], width: number, height: number): Promise<Buffer> {
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext("2d");
+  context.translate(0, height);
+  context.rotate(-Math.PI / 2);
+  context.drawImage(drawTextCanvas(lines, height, width), 0, 0);
+  return canvas.encode("png");
 }
 
 function textImage(lines: string[], format: "png" | "jpeg" | "webp", width = 1000, height = 260): Promise<Buffer> {

@@ -43,6 +43,18 @@ export function pixelsToOcrPng(pixels: ImageData): Promise<Buffer> {
   return canvas.encode("png");
 }
 
+/** The PNG turned clockwise by `degrees`: how a page scanned on its side or upside down is read again. */
+export async function turnPng(png: Uint8Array, degrees: 90 | 180 | 270): Promise<Buffer> {
+  const image = await loadImage(Buffer.from(png));
+  const sideways = degrees !== 180;
+  const canvas = createCanvas(sideways ? image.height : image.width, sideways ? image.width : image.height);
+  const context = canvas.getContext("2d");
+  context.translate(canvas.width / 2, canvas.height / 2);
+  context.rotate((degrees * Math.PI) / 180);
+  context.drawImage(image, -image.width / 2, -image.height / 2);
+  return canvas.encode("png");
+}
+
 function whiteCanvas(width: number, height: number) {
   const canvas = createCanvas(width, height);
   const context = canvas.getContext("2d");
