@@ -21,7 +21,8 @@ interface DocumentEntry {
 
 type DocumentRow = [id: string, metadata: string, status: string, first: number | null, last: number | null];
 
-const COLUMNS = "id, metadata, status, first_chunk_rowid, last_chunk_rowid";
+/** A document being deleted (store/deletions.ts) counts as not ready. */
+const COLUMNS = "id, metadata, CASE WHEN deleting = 1 THEN 'deleting' ELSE status END, first_chunk_rowid, last_chunk_rowid";
 /** Documents read (and their metadata parsed) between two turns of the event loop in the first load. */
 const LOAD_SLICE = 2000;
 /** Filter masks kept per knowledge base (each one byte per chunk rowid). */
@@ -156,8 +157,8 @@ export class KbDocuments {
   private countAll(): void {
     const row = this.db
       .query<{ chunks: number | null; notReady: number | null; maxRowid: number | null; bytes: number | null }, [string]>(
-        `SELECT SUM(CASE WHEN status = 'ready' THEN last_chunk_rowid - first_chunk_rowid + 1 ELSE 0 END) AS chunks,
-                SUM(status != 'ready') AS notReady, MAX(last_chunk_rowid) AS maxRowid, SUM(LENGTH(metadata)) AS bytes
+        `SELECT SUM(CASE WHEN status = 'ready' AND deleting = 0 THEN last_chunk_rowid - first_chunk_rowid + 1 ELSE 0 END) AS chunks,
+                SUM(status != 'ready' OR deleting = 1) AS notReady, MAX(last_chunk_rowid) AS maxRowid, SUM(LENGTH(metadata)) AS bytes
          FROM documents WHERE kb_id = ? AND first_chunk_rowid IS NOT NULL`,
       )
       .get(this.kbId);

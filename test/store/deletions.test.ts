@@ -10,6 +10,7 @@ import { ensureVectorTable } from "../../src/store/vectors.ts";
 import { insertDocument } from "../../src/store/documents.ts";
 import { completeDocument } from "../../src/ingest/indexer.ts";
 import { loadChunkHits } from "../../src/search/hits.ts";
+import { KbDocuments } from "../../src/search/kb-documents.ts";
 import { newChunks } from "../helpers/new-chunks.ts";
 import { insertAccount } from "../../src/store/accounts.ts";
 import { assertKnowledgeBaseOwned, countKnowledgeBases, createKnowledgeBase, getKnowledgeBase, listKnowledgeBases } from "../../src/store/knowledge-bases.ts";
@@ -75,12 +76,21 @@ test("a document marked deleting is out of search at once; its chunks go in slic
   const rowids = await readyDocument(kbId, "doc_doomed", 2 * ROWS_PER_SLICE + 100);
   const keptRowids = await readyDocument(kbId, "doc_kept", 3);
   expect(loadChunkHits(db, kbId, rowids.slice(0, 5)).size).toBe(5);
+  const searched = new KbDocuments(db, kbId);
+  searched.refresh();
+  expect((await searched.eligibility(null)).count).toBe(rowids.length + 3);
 
   // Stopped before its first slice, as a stop right after the request's transaction would leave it.
   const stopped = new Deletions(db, files);
   await stopped.stop();
   await stopped.deleteDocument(kbId, "doc_doomed", () => {});
   expect(loadChunkHits(db, kbId, rowids).size).toBe(0);
+  // Not even a candidate: search's eligible chunks are the other document's.
+  searched.refresh();
+  const eligible = await searched.eligibility(null);
+  expect(eligible.count).toBe(3);
+  expect(rowids.some((rowid) => eligible.mask![rowid])).toBe(false);
+  expect(keptRowids.every((rowid) => eligible.mask![rowid])).toBe(true);
   expect(chunkCount("doc_doomed")).toBe(rowids.length);
   expect(documentCount("doc_doomed")).toBe(1);
 

@@ -12,8 +12,9 @@ import { searchVersions } from "./020_search_versions.ts";
 import { searchLog } from "./021_search_log.ts";
 import { vectorPurge } from "./022_vector_purge.ts";
 import { deletionLogQuiet } from "./023_deletion_log_quiet.ts";
+import { searchSeesDeletion } from "./024_search_sees_deletion.ts";
 import { usage } from "./030_usage.ts";
 import { requestLog } from "./031_request_log.ts";
 import { webhookEvents } from "./032_webhook_events.ts";
 
-export const MIGRATIONS: Migration[] = [core, documentsByStatus, knowledgeBaseDeletion, documentDeletion, ingestJobs, ingestTurns, ingestJobAccounts, searchVersions, searchLog, vectorPurge, deletionLogQuiet, usage, requestLog, webhookEvents];
+export const MIGRATIONS: Migration[] = [core, documentsByStatus, knowledgeBaseDeletion, documentDeletion, ingestJobs, ingestTurns, ingestJobAccounts, searchVersions, searchLog, vectorPurge, deletionLogQuiet, searchSeesDeletion, usage, requestLog, webhookEvents];
