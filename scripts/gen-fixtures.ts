@@ -9,7 +9,7 @@ import { Document, HeadingLevel, Packer, Paragraph } from "docx";
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PDFDocument, StandardFonts, type PDFFont } from "pdf-lib";
+import { PDFDict, PDFDocument, PDFName, StandardFonts, type PDFFont } from "pdf-lib";
 import PDFKit from "pdfkit";
 import PptxGenJS from "pptxgenjs";
 import * as UTIF from "utif2";
@@ -98,6 +98,10 @@ export async function generateFixtures(dir: string): Promise<Pick<FixtureManifes
   // A landscape page scanned on its side: the text runs up the page image.
   write("sideways-scan.pdf", await scannedPdfBytes(["Glacier survey notes", "crevasse depth measured at noon"], true));
   documents.push({ file: "sideways-scan.pdf", type: "pdf", pageCount: 1, ocr: true, phrases: [{ text: "glacier survey notes", page: 1 }] });
+
+  // A font without a Unicode map: the page shows text that cannot be extracted, so it is read by OCR.
+  write("unmapped-font.pdf", await unmappedFontPdfBytes("Tidal gauge readings were logged every ten minutes at the pier."));
+  documents.push({ file: "unmapped-font.pdf", type: "pdf", pageCount: 1, ocr: true, phrases: [{ text: "tidal gauge readings", page: 1 }] });
 
   // An owner password only restricts permissions; anyone can open and read the file.
   write("permissions-only.pdf", await pdfKitBytes("Lunar regolith samples are stored in nitrogen cabinets.", { ownerPassword: "owner-secret" }));
@@ -281,14 +285,24 @@ async function blankPdfBytes(pages: number): Promise<Uint8Array> {
 }
 
 /** pdf-lib cannot encrypt; pdfkit writes the standard security handler. */
-function pdfKitBytes(text: string, security: { userPassword?: string; ownerPassword: string }): Promise<Uint8Array> {
+function pdfKitBytes(text: string, security: { userPassword?: string; ownerPassword?: string } = {}, fontPath?: string): Promise<Uint8Array> {
   const doc = new PDFKit({ ...security, pdfVersion: "1.4", info: { CreationDate: new Date(0) } });
   const parts: Buffer[] = [];
   doc.on("data", (part: Buffer) => parts.push(part));
   const done = new Promise<Uint8Array>((resolve) => doc.on("end", () => resolve(new Uint8Array(Buffer.concat(parts)))));
+  if (fontPath) doc.font(fontPath);
   doc.fontSize(14).text(text);
   doc.end();
   return done;
+}
+
+/** Text in an embedded TrueType font whose ToUnicode map is removed: its glyphs show, but no text comes out. */
+async function unmappedFontPdfBytes(text: string): Promise<Uint8Array> {
+  const pdf = await PDFDocument.load(await pdfKitBytes(text, {}, join(FONT_DIR, "LiberationSans-Regular.ttf")));
+  for (const [, object] of pdf.context.enumerateIndirectObjects()) {
+    if (object instanceof PDFDict) object.delete(PDFName.of("ToUnicode"));
+  }
+  return pdf.save();
 }
 
 function wrap(text: string, font: PDFFont, size: number, width: number): string[] {

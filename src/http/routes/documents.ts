@@ -128,7 +128,8 @@ export function documentRoutes(ctx: AppContext) {
           summary: "Upload a document",
           description:
             `Stores the file and queues it for processing; poll the document until status is ready or failed. ${FILE_RULES} ` +
-            "file_type is the lowercased extension. Images, and PDF pages without a text layer, are read by OCR (English); a page " +
+            "file_type is the lowercased extension. Images, and PDF pages without a text layer or whose fonts have no Unicode map, " +
+            "are read by OCR (English); a page " +
             "that reads as garbage is read again turned 90°, 180° and 270° and the most legible reading kept (scans on their side). " +
             "Limits (429 USAGE_LIMIT_EXCEEDED): the trial period, the monthly page " +
             "allowance (resource pages), the plan's document count (documents) and storage (storage).",

@@ -10,6 +10,11 @@ import { unwrapParagraphs } from "./text-cleanup.ts";
 
 /** A page with less text than this that paints an image is treated as scanned and read by OCR. */
 const SCANNED_PAGE_MAX_CHARS = 16;
+/**
+ * What pdfjs makes of glyphs it has no Unicode for (a font without a ToUnicode map): control characters,
+ * private-use ones or U+FFFD. A page with more of them than real characters is read by OCR as well.
+ */
+const UNMAPPED = /(?![\t\n\v\f\r])[\p{Cc}\p{Co}\uFFFD]/gu;
 const OCR_DPI = 200;
 const OCR_MAX_SIDE = 3000;
 const IMAGE_OPS = new Set(Object.entries(OPS).filter(([name]) => /^paint.*Image/.test(name)).map(([, op]) => op));
@@ -48,8 +53,10 @@ async function readPage(pagePromise: Promise<PDFPageProxy>): Promise<PageContent
   const page = await pagePromise;
   try {
     const lines = runsToLines((await page.getTextContent()).items);
-    const chars = lines.reduce((sum, line) => sum + line.text.replace(/\s/g, "").length, 0);
-    if (chars >= SCANNED_PAGE_MAX_CHARS || !(await paintsImages(page))) return { lines };
+    const text = lines.map((line) => line.text).join("");
+    const unmapped = text.match(UNMAPPED)?.length ?? 0;
+    const chars = text.replace(/\s/g, "").length - unmapped;
+    if (unmapped <= chars && (chars >= SCANNED_PAGE_MAX_CHARS || !(await paintsImages(page)))) return { lines };
     return { ocrText: await recognizeText(await renderPng(page)) };
   } finally {
     page.cleanup();
