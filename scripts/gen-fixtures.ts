@@ -92,12 +92,23 @@ export async function generateFixtures(dir: string): Promise<Pick<FixtureManifes
   });
 
   // Scanned PDF: the page is an image, no text layer.
-  write("scanned.pdf", await scannedPdfBytes(["Lighthouse keeper logbook", "the lamp was trimmed at dusk"]));
+  write("scanned.pdf", await scannedPdfBytes([["Lighthouse keeper logbook", "the lamp was trimmed at dusk"]]));
   documents.push({ file: "scanned.pdf", type: "pdf", pageCount: 1, ocr: true, phrases: [{ text: "lighthouse keeper logbook", page: 1 }] });
 
-  // A landscape page scanned on its side: the text runs up the page image.
-  write("sideways-scan.pdf", await scannedPdfBytes(["Glacier survey notes", "crevasse depth measured at noon"], true));
-  documents.push({ file: "sideways-scan.pdf", type: "pdf", pageCount: 1, ocr: true, phrases: [{ text: "glacier survey notes", page: 1 }] });
+  // Landscape pages scanned on their side: the text runs up the page images. The second page is read
+  // turned at once, as the first one had to be.
+  const sideways = [["Glacier survey notes", "crevasse depth measured at noon"], ["Avalanche beacon checks", "batteries replaced before dawn"]];
+  write("sideways-scan.pdf", await scannedPdfBytes(sideways, true));
+  documents.push({
+    file: "sideways-scan.pdf",
+    type: "pdf",
+    pageCount: 2,
+    ocr: true,
+    phrases: [
+      { text: "glacier survey notes", page: 1 },
+      { text: "avalanche beacon checks", page: 2 },
+    ],
+  });
 
   // A font without a Unicode map: the page shows text that cannot be extracted, so it is read by OCR.
   write("unmapped-font.pdf", await unmappedFontPdfBytes("Tidal gauge readings were logged every ten minutes at the pier."));
@@ -271,10 +282,13 @@ async function reportPdfBytes(): Promise<Uint8Array> {
   return pdf.save();
 }
 
-async function scannedPdfBytes(lines: string[], sideways = false): Promise<Uint8Array> {
+/** One scanned page per entry of `pages` (its lines). */
+async function scannedPdfBytes(pages: string[][], sideways = false): Promise<Uint8Array> {
   const pdf = await PDFDocument.create({ updateMetadata: false });
-  const image = await pdf.embedPng(await (sideways ? sidewaysTextPng(lines, 1275, 1650) : textImage(lines, "png", 1275, 1650)));
-  pdf.addPage([612, 792]).drawImage(image, { x: 0, y: 0, width: 612, height: 792 });
+  for (const lines of pages) {
+    const image = await pdf.embedPng(await (sideways ? sidewaysTextPng(lines, 1275, 1650) : textImage(lines, "png", 1275, 1650)));
+    pdf.addPage([612, 792]).drawImage(image, { x: 0, y: 0, width: 612, height: 792 });
+  }
   return pdf.save();
 }
 

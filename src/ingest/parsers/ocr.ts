@@ -19,6 +19,20 @@ const MIN_LINE_CONFIDENCE = 50;
 const LEGIBLE_CONFIDENCE = 80;
 const MIN_LEGIBLE_LETTERS = 20;
 const MIN_WORDS_TO_TURN = 4;
+/** Pages of one document that read no better turned, after which its other pages are not turned (4 readings each). */
+const MAX_FRUITLESS_TURNS = 2;
+const ORIENTATIONS = [0, 90, 180, 270] as const;
+type Degrees = (typeof ORIENTATIONS)[number];
+
+/**
+ * What the pages of one document (PDF, TIFF) have shown so far: the next page is read first in the
+ * orientation that worked, and a document whose pages are illegible however turned (a poor scan, a
+ * photo) stops being turned, rather than taking four readings a page.
+ */
+export class PageOrientation {
+  degrees: Degrees = 0;
+  fruitlessTurns = 0;
+}
 /** A page that takes longer than this is abandoned (and the worker replaced), never waited on forever. */
 const RECOGNIZE_TIMEOUT_MS = 120_000;
 const WORKER_ENTRY = new URL("./ocr-worker.ts", import.meta.url);
@@ -40,21 +54,31 @@ function sharedWorker(): Promise<Worker> {
 }
 
 /** Text of an image (PNG/JPEG/TIFF bytes), as paragraphs separated by blank lines. */
-export function recognizeText(image: Uint8Array): Promise<string> {
+export function recognizeText(image: Uint8Array, orientation = new PageOrientation()): Promise<string> {
   // Jobs run one at a time, so the timeout measures recognition rather than time spent queued.
-  const job = queue.then(() => recognizeNow(image));
+  const job = queue.then(() => recognizeNow(image, orientation));
   queue = job.catch(() => {});
   return job;
 }
 
-async function recognizeNow(image: Uint8Array): Promise<string> {
-  let best = await read(image);
-  if (best.legibleLetters >= MIN_LEGIBLE_LETTERS || best.words < MIN_WORDS_TO_TURN) return best.text;
-  for (const degrees of [90, 180, 270] as const) {
-    const turned = await read(await turnPng(image, degrees));
-    if (turned.legibleLetters > best.legibleLetters) best = turned;
+async function recognizeNow(image: Uint8Array, orientation: PageOrientation): Promise<string> {
+  const turned = (degrees: Degrees) => (degrees === 0 ? image : turnPng(image, degrees));
+  let best = await read(await turned(orientation.degrees));
+  if (legible(best) || orientation.fruitlessTurns >= MAX_FRUITLESS_TURNS) return best.text;
+  let bestDegrees = orientation.degrees;
+  for (const degrees of ORIENTATIONS) {
+    if (degrees === orientation.degrees) continue;
+    const reading = await read(await turned(degrees));
+    if (reading.legibleLetters > best.legibleLetters) [best, bestDegrees] = [reading, degrees];
   }
+  if (legible(best)) orientation.degrees = bestDegrees;
+  else orientation.fruitlessTurns++;
   return best.text;
+}
+
+/** Legible, or too little found to be worth turning. */
+function legible(reading: Reading): boolean {
+  return reading.legibleLetters >= MIN_LEGIBLE_LETTERS || reading.words < MIN_WORDS_TO_TURN;
 }
 
 interface Reading {

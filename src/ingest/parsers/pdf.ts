@@ -1,5 +1,5 @@
 import { createCanvas } from "@napi-rs/canvas";
-import { recognizeText } from "./ocr.ts";
+import { PageOrientation, recognizeText } from "./ocr.ts";
 import { MAX_OCR_PIXELS } from "./ocr-raster.ts";
 import { assertPageLimit } from "./page-limit.ts";
 import { bodyFontSize, linesToBlocks, runsToLines, type PdfLine } from "./pdf-layout.ts";
@@ -26,7 +26,8 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
   try {
     assertPageLimit(pdf.numPages);
     const pages: PageContent[] = [];
-    for (let number = 1; number <= pdf.numPages; number++) pages.push(await readPage(pdf.getPage(number)));
+    const orientation = new PageOrientation();
+    for (let number = 1; number <= pdf.numPages; number++) pages.push(await readPage(pdf.getPage(number), orientation));
 
     const bodySize = bodyFontSize(pages.flatMap((page) => ("lines" in page ? [page.lines] : [])));
     const collector = new SectionCollector();
@@ -49,7 +50,7 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
   }
 }
 
-async function readPage(pagePromise: Promise<PDFPageProxy>): Promise<PageContent> {
+async function readPage(pagePromise: Promise<PDFPageProxy>, orientation: PageOrientation): Promise<PageContent> {
   const page = await pagePromise;
   try {
     const lines = runsToLines((await page.getTextContent()).items);
@@ -57,7 +58,7 @@ async function readPage(pagePromise: Promise<PDFPageProxy>): Promise<PageContent
     const unmapped = text.match(UNMAPPED)?.length ?? 0;
     const chars = text.replace(/\s/g, "").length - unmapped;
     if (unmapped <= chars && (chars >= SCANNED_PAGE_MAX_CHARS || !(await paintsImages(page)))) return { lines };
-    return { ocrText: await recognizeText(await renderPng(page)) };
+    return { ocrText: await recognizeText(await renderPng(page), orientation) };
   } finally {
     page.cleanup();
   }

@@ -1,6 +1,6 @@
 import { ImageData } from "@napi-rs/canvas";
 import * as UTIF from "utif2";
-import { recognizeText } from "./ocr.ts";
+import { PageOrientation, recognizeText } from "./ocr.ts";
 import { assertOcrSize, pixelsToOcrPng } from "./ocr-raster.ts";
 import { assertPageLimit } from "./page-limit.ts";
 import { asParseError, ParseError, type ParsedDocument, type ParsedSection } from "./types.ts";
@@ -22,8 +22,9 @@ export async function parseTiff(data: Uint8Array): Promise<ParsedDocument> {
   if (frames.length === 0) throw new ParseError(INVALID);
 
   const sections: ParsedSection[] = [];
+  const orientation = new PageOrientation();
   for (const [index, frame] of frames.entries()) {
-    const text = await recognizeText(await framePng(buffer, frame));
+    const text = await recognizeText(await framePng(buffer, frame), orientation);
     if (text !== "") sections.push({ text, page: index + 1, heading: "" });
   }
   return { pageCount: frames.length, sections };
