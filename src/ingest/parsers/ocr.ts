@@ -10,7 +10,7 @@ import { ParseError } from "./types.ts";
 const MIN_LINE_CONFIDENCE = 50;
 /**
  * A page on its side or upside down reads as garbage ("Z3c4", "258;", "umep diys"): few words of two
- * letters or more are read with confidence LEGIBLE_CONFIDENCE. When a reading has fewer than
+ * letters or more are read with confidence ≥ LEGIBLE_CONFIDENCE. When a reading has fewer than
  * MIN_LEGIBLE_LETTERS letters in such words but found MIN_WORDS_TO_TURN words at all (a photo may have
  * none), the page is read again turned 90°, 180° and 270°, and the most legible reading is kept. Measured:
  * a two-line caption reads 43 legible letters upright and 8-10 turned; the sample page with a photo
@@ -33,6 +33,7 @@ export class PageOrientation {
   degrees: Degrees = 0;
   fruitlessTurns = 0;
 }
+
 /** A page that takes longer than this is abandoned (and the worker replaced), never waited on forever. */
 const RECOGNIZE_TIMEOUT_MS = 120_000;
 const WORKER_ENTRY = new URL("./ocr-worker.ts", import.meta.url);
@@ -84,7 +85,7 @@ function legible(reading: Reading): boolean {
 interface Reading {
   text: string;
   words: number;
-  /** Letters in words of two letters or more read with confidence LEGIBLE_CONFIDENCE. */
+  /** Letters in words of two letters or more read with confidence ≥ LEGIBLE_CONFIDENCE. */
   legibleLetters: number;
 }
 
