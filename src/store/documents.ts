@@ -165,10 +165,10 @@ export function markFailed(db: Db, id: string, detail: string, now: Date, pageCo
   ).run(detail, pageCount, now.toISOString(), id);
 }
 
-/** Documents that were queued or mid-way when the server stopped. */
+/** Documents that were queued or mid-way when the server stopped (not those being deleted: they are not processed again). */
 export function unfinishedDocumentIds(db: Db): string[] {
   return db
-    .query<{ id: string }, []>("SELECT id FROM documents WHERE status NOT IN ('ready', 'failed') ORDER BY id")
+    .query<{ id: string }, []>("SELECT id FROM documents WHERE status NOT IN ('ready', 'failed') AND deleting = 0 ORDER BY id")
     .all()
     .map((r) => r.id);
 }

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/store/db.ts";
 import { ensureVectorTable } from "../../src/store/vectors.ts";
-import { insertDocument } from "../../src/store/documents.ts";
+import { insertDocument, unfinishedDocumentIds } from "../../src/store/documents.ts";
 import { completeDocument } from "../../src/ingest/indexer.ts";
 import { loadChunkHits } from "../../src/search/hits.ts";
 import { KbDocuments } from "../../src/search/kb-documents.ts";
@@ -116,4 +116,19 @@ test("a document marked deleting is out of search at once; its chunks go in slic
   expect(existsSync(join(dataDir, "files", kbId, "doc_doomed"))).toBe(false);
   expect(loadChunkHits(db, kbId, keptRowids).size).toBe(3);
   expect(existsSync(join(dataDir, "files", kbId, "doc_kept"))).toBe(true);
+});
+
+test("a document stopped mid-deletion is not processed again at the next start", async () => {
+  const kbId = kb("processing");
+  insertDocument(db, { id: "doc_parsing", kbId, accountId: account.id, name: "p.txt", fileType: "txt", fileSizeBytes: 1, metadata: {}, storagePath: `files/${kbId}/doc_parsing/p.txt`, now });
+  db.query("UPDATE documents SET status = 'parsing' WHERE id = ?").run("doc_parsing");
+  expect(unfinishedDocumentIds(db)).toContain("doc_parsing");
+  const stopped = new Deletions(db, files);
+  await stopped.stop();
+  await stopped.deleteDocument(kbId, "doc_parsing", () => {});
+  expect(unfinishedDocumentIds(db)).not.toContain("doc_parsing");
+  const next = new Deletions(db, files);
+  next.resume();
+  await next.settled();
+  expect(documentCount("doc_parsing")).toBe(0);
 });
