@@ -108,7 +108,8 @@ function pagesWouldOverrun(error: QuarryError, pages: number): QuarryError {
 export function failDocument(db: Db, documentId: string, detail: string, now: Date, pageCount: number | null = null): DocumentRow | null {
   return writeTx(db, () => {
     const document = findDocumentRow(db, documentId);
-    if (!document) return null;
+    // A ready one finished meanwhile (a timed-out job's worker completing before it was stopped).
+    if (!document || document.deleting || document.status === "ready") return null;
     deleteChunksOf(db, documentId);
     markFailed(db, documentId, detail, now, pageCount);
     removeJob(db, documentId);
@@ -121,6 +122,7 @@ export function failDocument(db: Db, documentId: string, detail: string, now: Da
  * went in failDocument's one transaction, ~9 µs a chunk with every writer waiting.
  */
 export async function failDocumentInSlices(db: Db, documentId: string, detail: string, now: Date, pageCount: number | null = null): Promise<DocumentRow | null> {
-  await deleteInSlices(db, (limit) => deleteSomeChunks(db, documentId, limit));
+  const failing = () => findDocumentRow(db, documentId)?.status !== "ready";
+  await deleteInSlices(db, (limit) => (failing() ? deleteSomeChunks(db, documentId, limit) : 0));
   return failDocument(db, documentId, detail, now, pageCount);
 }

@@ -88,8 +88,16 @@ export class Ingestion implements JobSource<PipelineReport> {
     for (const listener of this.listeners) listener(report);
   }
 
-  /** Resolves once a document that failed is marked so (the pool does not wait for it). */
+  /** Resolves once a document that failed is marked so (the pool does not wait for it); never rejects. */
   async crashed(id: string, reason: string, retry: boolean): Promise<void> {
+    try {
+      await this.retryOrFail(id, reason, retry);
+    } catch (error) {
+      console.error(`Ingestion of ${id}: its crash could not be recorded (${(error as Error).message}); the next start retries it`);
+    }
+  }
+
+  private async retryOrFail(id: string, reason: string, retry: boolean): Promise<void> {
     const { db, clock } = this.options;
     const detail = writeTx(db, (): string | null => {
       const attempts = attemptsOf(db, id);
@@ -102,8 +110,7 @@ export class Ingestion implements JobSource<PipelineReport> {
       return retry ? `${reason}; processing was attempted ${attempts} times. The file may be malformed or too complex to process.` : reason;
     });
     // Its job stays claimed meanwhile; a stop before the end leaves it to the next start's recovery.
-    if (detail === null) return;
-    await failDocumentInSlices(db, id, detail, clock.now()).catch((error: Error) => console.error(`Failing ${id}: ${error.message}`));
+    if (detail !== null) await failDocumentInSlices(db, id, detail, clock.now());
   }
 
   abandoned(id: string): void {

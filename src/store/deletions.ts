@@ -9,9 +9,9 @@
 // in slices; a last transaction deletes the row, and with it anything written meanwhile (foreign keys and
 // triggers); then its stored files go.
 //
-// A document is marked deleting, which takes it out of search (search/hits.ts) and withdraws its job; its
-// chunks go in slices while the request waits (~15 ms of it per 500 chunks), then its row and stored file.
-// Until then it is still listed, as a DELETE that has not answered yet.
+// A document is marked deleting: from then on other requests do not find or list it, search leaves it out
+// (search/kb-documents.ts, hits.ts) and its job is withdrawn. Its chunks go in slices while the request
+// waits (~15 ms of it per 500 chunks), then its row and stored file.
 import { writeTx, type Db } from "./db.ts";
 import type { FileStore } from "./files.ts";
 import { assertKnowledgeBaseOwned } from "./knowledge-bases.ts";
@@ -89,14 +89,18 @@ export class Deletions {
     while (this.running.size > 0) await Promise.all(this.running.values());
   }
 
-  /** The deletion of `key` under way, or `work` started; never rejects (a failed one is finished by the next start). */
+  /**
+   * The deletion of `key` under way, or `work` started. The one that starts it gets its failure (a DELETE
+   * answers 500); the record of it never rejects (the next start finishes a failed one).
+   */
   private track(key: string, work: () => Promise<void>): Promise<void> {
     const under = this.running.get(key);
     if (under) return under;
-    const done = work()
+    const done = work();
+    const settled = done
       .catch((error: Error) => console.error(`${key.slice(key.indexOf(":") + 1)}: deletion not finished (${error.message}); the next start finishes it`))
       .finally(() => this.running.delete(key));
-    this.running.set(key, done);
+    this.running.set(key, settled);
     return done;
   }
 

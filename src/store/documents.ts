@@ -47,9 +47,12 @@ export function findDocumentRow(db: Db, id: string): DocumentRow | null {
   return db.query<DocumentRow, [string]>("SELECT * FROM documents WHERE id = ?").get(id);
 }
 
-/** The document, if it is in this knowledge base; otherwise NOT_FOUND. The caller has checked the kb's owner. */
+/**
+ * The document, if it is in this knowledge base and not being deleted; otherwise NOT_FOUND. The caller has
+ * checked the kb's owner.
+ */
 export function getDocument(db: Db, kbId: string, id: string): Document {
-  const row = db.query<DocumentRow, [string, string]>("SELECT * FROM documents WHERE id = ? AND kb_id = ?").get(id, kbId);
+  const row = db.query<DocumentRow, [string, string]>("SELECT * FROM documents WHERE id = ? AND kb_id = ? AND deleting = 0").get(id, kbId);
   if (!row) throw notFound("Document", id);
   return toDocument(row);
 }
@@ -60,9 +63,9 @@ export interface DocumentListOptions {
   status?: DocumentStatus;
 }
 
-/** Newest first; the cursor is the last id seen (ids sort by creation time). */
+/** Newest first (none being deleted); the cursor is the last id seen (ids sort by creation time). */
 export function listDocuments(db: Db, kbId: string, options: DocumentListOptions): Page<Document> {
-  const where = ["kb_id = ?"];
+  const where = ["kb_id = ?", "deleting = 0"];
   const params: (string | number)[] = [kbId];
   if (options.status) {
     where.push("status = ?");
@@ -145,7 +148,7 @@ export function transitionStatus(
   const result = db
     .query(
       `UPDATE documents SET status = ?, updated_at = ?, page_count = CASE WHEN ? THEN ? ELSE page_count END
-       WHERE id = ? AND status = ?`,
+       WHERE id = ? AND status = ? AND deleting = 0`,
     )
     .run(to, now.toISOString(), changes.pageCount !== undefined ? 1 : 0, changes.pageCount ?? null, id, from);
   return result.changes === 1;

@@ -30,7 +30,7 @@ export interface KnowledgeBase {
 }
 
 const SELECT = `SELECT k.id, k.account_id, k.name, k.description, k.metadata, k.created_at, k.updated_at,
-    (SELECT COUNT(*) FROM documents d WHERE d.kb_id = k.id) AS document_count
+    (SELECT COUNT(*) FROM documents d WHERE d.kb_id = k.id AND d.deleting = 0) AS document_count
   FROM knowledge_bases k`;
 
 function toKnowledgeBase(row: KnowledgeBaseRow): KnowledgeBase {

@@ -99,6 +99,14 @@ test("a failed replacement's old chunks go a slice at a time, then it is failed 
   expect(db.query("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?").get(id)).toEqual({ n: 0 });
 });
 
+test("a document that became ready meanwhile is not failed: its chunks stay", async () => {
+  const id = embeddingDocument("doc_finished");
+  expect(await completeDocument(db, id, null, newChunks(3, 7), now, false)).toBe(true);
+  expect(await failDocumentInSlices(db, id, "Processing took longer than 60 minutes", now)).toBeNull();
+  expect(stored(id).document).toMatchObject({ status: "ready", chunk_count: 3 });
+  expect(stored(id).rowids.length).toBe(3);
+});
+
 test("a document being written is not searched until it is ready, even when every other document is ready", async () => {
   const cache = new IndexCache({ db, dataDir, databasePath: join(dataDir, "quarry.db"), dimension: 4, memoryBudgetBytes: 100_000_000, segmentMinChanges: 1_000_000 });
   const kbIndex = cache.get(kbId);

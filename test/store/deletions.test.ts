@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/store/db.ts";
 import { ensureVectorTable } from "../../src/store/vectors.ts";
-import { insertDocument, unfinishedDocumentIds } from "../../src/store/documents.ts";
+import { getDocument, insertDocument, listDocuments, transitionStatus, unfinishedDocumentIds } from "../../src/store/documents.ts";
 import { completeDocument } from "../../src/ingest/indexer.ts";
 import { loadChunkHits } from "../../src/search/hits.ts";
 import { KbDocuments } from "../../src/search/kb-documents.ts";
@@ -118,7 +118,7 @@ test("a document marked deleting is out of search at once; its chunks go in slic
   expect(existsSync(join(dataDir, "files", kbId, "doc_kept"))).toBe(true);
 });
 
-test("a document stopped mid-deletion is not processed again at the next start", async () => {
+test("a document marked deleting is gone for other requests, and neither processed nor recovered", async () => {
   const kbId = kb("processing");
   insertDocument(db, { id: "doc_parsing", kbId, accountId: account.id, name: "p.txt", fileType: "txt", fileSizeBytes: 1, metadata: {}, storagePath: `files/${kbId}/doc_parsing/p.txt`, now });
   db.query("UPDATE documents SET status = 'parsing' WHERE id = ?").run("doc_parsing");
@@ -126,9 +126,35 @@ test("a document stopped mid-deletion is not processed again at the next start",
   const stopped = new Deletions(db, files);
   await stopped.stop();
   await stopped.deleteDocument(kbId, "doc_parsing", () => {});
+  // Not found (GET, PUT, PATCH, chunks and a second DELETE all look it up so), not listed, not counted.
+  expect(() => getDocument(db, kbId, "doc_parsing")).toThrow("Document not found");
+  expect(listDocuments(db, kbId, { limit: 10 }).data).toEqual([]);
+  expect(getKnowledgeBase(db, account.id, kbId).document_count).toBe(0);
+  // A running job's next step is refused, and a start does not queue it again.
+  expect(transitionStatus(db, "doc_parsing", "parsing", "chunking", now)).toBe(false);
   expect(unfinishedDocumentIds(db)).not.toContain("doc_parsing");
   const next = new Deletions(db, files);
   next.resume();
   await next.settled();
   expect(documentCount("doc_parsing")).toBe(0);
+});
+
+test("a deletion that fails fails its request; the next start finishes it", async () => {
+  const kbId = kb("failing");
+  await readyDocument(kbId, "doc_unlucky", 3);
+  db.query("CREATE TEMP TRIGGER chunks_undeletable BEFORE DELETE ON chunks BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END").run();
+  const deletions = new Deletions(db, files);
+  const quiet = console.error;
+  console.error = () => {};
+  try {
+    await expect(deletions.deleteDocument(kbId, "doc_unlucky", () => {})).rejects.toThrow("disk I/O error");
+  } finally {
+    console.error = quiet;
+    db.query("DROP TRIGGER chunks_undeletable").run();
+  }
+  expect(documentCount("doc_unlucky")).toBe(1);
+  const next = new Deletions(db, files);
+  next.resume();
+  await next.settled();
+  expect(documentCount("doc_unlucky")).toBe(0);
 });

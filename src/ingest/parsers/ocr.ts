@@ -19,7 +19,7 @@ const MIN_LINE_CONFIDENCE = 50;
 const LEGIBLE_CONFIDENCE = 80;
 const MIN_LEGIBLE_LETTERS = 20;
 const MIN_WORDS_TO_TURN = 4;
-/** Pages of one document that read no better turned, after which its other pages are not turned (4 readings each). */
+/** Pages of one document illegible in every orientation, after which its other pages are not turned (4 readings each). */
 const MAX_FRUITLESS_TURNS = 2;
 const ORIENTATIONS = [0, 90, 180, 270] as const;
 type Degrees = (typeof ORIENTATIONS)[number];
