@@ -13,6 +13,7 @@ import type { Page } from "../store/pagination.ts";
 import { assertKnowledgeBaseOwned } from "../store/knowledge-bases.ts";
 import type { Deletions } from "../store/deletions.ts";
 import {
+  findDocumentRow,
   getDocument,
   insertDocument,
   isProcessing,
@@ -24,7 +25,7 @@ import {
 } from "../store/documents.ts";
 import { listChunks, type Chunk } from "../store/chunks.ts";
 import { assertDocumentCapacity, assertPagesAvailable, assertTrialActive } from "../billing/usage.ts";
-import { QuarryError } from "../errors.ts";
+import { notFound, QuarryError } from "../errors.ts";
 import { enqueue } from "./queue.ts";
 import { checkUploadFile, documentName } from "./upload-rules.ts";
 
@@ -128,7 +129,14 @@ export class DocumentService {
    * stored file; a large document's chunks in slices (store/deletions.ts), which this waits for.
    */
   async remove(account: AccountRow, kbId: string, id: string): Promise<void> {
-    const deleted = this.deps.deletions.deleteDocument(kbId, id, () => this.get(account, kbId, id));
+    const { db } = this.deps;
+    // Found even while being deleted, unlike get(): a DELETE at the same time waits for the same deletion,
+    // and one retried after a failed deletion finishes it.
+    const check = () => {
+      assertKnowledgeBaseOwned(db, account.id, kbId);
+      if (findDocumentRow(db, id)?.kb_id !== kbId) throw notFound("Document", id);
+    };
+    const deleted = this.deps.deletions.deleteDocument(kbId, id, check);
     this.deps.queueChanged();
     await deleted;
   }

@@ -12,6 +12,8 @@ import { completeDocument } from "../../src/ingest/indexer.ts";
 import { loadChunkHits } from "../../src/search/hits.ts";
 import { KbDocuments } from "../../src/search/kb-documents.ts";
 import { newChunks } from "../helpers/new-chunks.ts";
+import { DocumentService } from "../../src/ingest/document-service.ts";
+import { systemClock } from "../../src/clock.ts";
 import { insertAccount } from "../../src/store/accounts.ts";
 import { assertKnowledgeBaseOwned, countKnowledgeBases, createKnowledgeBase, getKnowledgeBase, listKnowledgeBases } from "../../src/store/knowledge-bases.ts";
 import { Deletions, ROWS_PER_SLICE } from "../../src/store/deletions.ts";
@@ -126,7 +128,7 @@ test("a document marked deleting is gone for other requests, and neither process
   const stopped = new Deletions(db, files);
   await stopped.stop();
   await stopped.deleteDocument(kbId, "doc_parsing", () => {});
-  // Not found (GET, PUT, PATCH, chunks and a second DELETE all look it up so), not listed, not counted.
+  // Not found (GET, PUT, PATCH and the chunk list look it up so), not listed, not counted.
   expect(() => getDocument(db, kbId, "doc_parsing")).toThrow("Document not found");
   expect(listDocuments(db, kbId, { limit: 10 }).data).toEqual([]);
   expect(getKnowledgeBase(db, account.id, kbId).document_count).toBe(0);
@@ -139,7 +141,7 @@ test("a document marked deleting is gone for other requests, and neither process
   expect(documentCount("doc_parsing")).toBe(0);
 });
 
-test("a deletion that fails fails its request; the next start finishes it", async () => {
+test("a deletion that fails fails its request; a retried DELETE or the next start finishes it", async () => {
   const kbId = kb("failing");
   await readyDocument(kbId, "doc_unlucky", 3);
   db.query("CREATE TEMP TRIGGER chunks_undeletable BEFORE DELETE ON chunks BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END").run();
@@ -153,8 +155,20 @@ test("a deletion that fails fails its request; the next start finishes it", asyn
     db.query("DROP TRIGGER chunks_undeletable").run();
   }
   expect(documentCount("doc_unlucky")).toBe(1);
+  expect(() => getDocument(db, kbId, "doc_unlucky")).toThrow("Document not found");
+  // The document service's DELETE still finds it, and finishes it.
+  const service = new DocumentService({ db, files, deletions, clock: systemClock, limitsEnabled: false, queueChanged: () => {} });
+  await service.remove(account, kbId, "doc_unlucky");
+  expect(documentCount("doc_unlucky")).toBe(0);
+  await expect(service.remove(account, kbId, "doc_unlucky")).rejects.toThrow("Document not found");
+
+  // Left marked by a stop instead: the next start finishes it.
+  await readyDocument(kbId, "doc_stopped", 3);
+  const stopped = new Deletions(db, files);
+  await stopped.stop();
+  await stopped.deleteDocument(kbId, "doc_stopped", () => {});
   const next = new Deletions(db, files);
   next.resume();
   await next.settled();
-  expect(documentCount("doc_unlucky")).toBe(0);
+  expect(documentCount("doc_stopped")).toBe(0);
 });

@@ -230,7 +230,7 @@ export function documentRoutes(ctx: AppContext) {
           summary: "Delete a document",
           description:
             "Irreversible: removes the document, its chunks, vectors, keyword index rows and stored file, even while it is processing. " +
-            "From the start other requests neither find nor list it and search leaves it out; a large document's chunks are removed 500 per transaction (about 15 ms of the request per 500 " +
+            "From the start other requests neither find nor list it (a DELETE at the same time waits for the same deletion) and search leaves it out; a large document's chunks are removed 500 per transaction (about 15 ms of the request per 500 " +
             "chunks) so that other requests are not held up, and the response comes when they are gone.",
           tags,
           responses: errorResponses(...V1_ERRORS, 404),
