@@ -50,13 +50,17 @@ export function recordSegment(db: Db, kbId: string, watermark: number): void {
     kbId,
     watermark,
   );
-  const trim = db.query("DELETE FROM search_log WHERE seq IN (SELECT seq FROM search_log WHERE kb_id = ? AND seq <= ? ORDER BY seq LIMIT ?)");
-  while (trim.run(kbId, watermark, TRIM_BATCH).changes > 0);
+  forgetLogRows(db, kbId, watermark);
 }
 
 /** Forgets a deleted (or deleting) knowledge base's segment record and changes, a batch of log rows at a time. */
 export function forgetKnowledgeBase(db: Db, kbId: string): void {
   db.query("DELETE FROM search_segments WHERE kb_id = ?").run(kbId);
-  const trim = db.query("DELETE FROM search_log WHERE seq IN (SELECT seq FROM search_log WHERE kb_id = ? ORDER BY seq LIMIT ?)");
-  while (trim.run(kbId, TRIM_BATCH).changes > 0);
+  forgetLogRows(db, kbId, Number.MAX_SAFE_INTEGER);
+}
+
+/** Deletes the knowledge base's log rows up to `seq`, TRIM_BATCH per statement. */
+function forgetLogRows(db: Db, kbId: string, seq: number): void {
+  const trim = db.query("DELETE FROM search_log WHERE seq IN (SELECT seq FROM search_log WHERE kb_id = ? AND seq <= ? ORDER BY seq LIMIT ?)");
+  while (trim.run(kbId, seq, TRIM_BATCH).changes > 0);
 }
