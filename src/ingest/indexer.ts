@@ -107,9 +107,7 @@ function pagesWouldOverrun(error: QuarryError, pages: number): QuarryError {
  */
 export function failDocument(db: Db, documentId: string, detail: string, now: Date, pageCount: number | null = null): DocumentRow | null {
   return writeTx(db, () => {
-    const document = findDocumentRow(db, documentId);
-    // A ready one finished meanwhile (a timed-out job's worker completing before it was stopped).
-    if (!document || document.deleting || document.status === "ready") return null;
+    if (!mayFail(findDocumentRow(db, documentId))) return null;
     deleteChunksOf(db, documentId);
     markFailed(db, documentId, detail, now, pageCount);
     removeJob(db, documentId);
@@ -122,7 +120,14 @@ export function failDocument(db: Db, documentId: string, detail: string, now: Da
  * went in failDocument's one transaction, ~9 µs a chunk with every writer waiting.
  */
 export async function failDocumentInSlices(db: Db, documentId: string, detail: string, now: Date, pageCount: number | null = null): Promise<DocumentRow | null> {
-  const failing = () => findDocumentRow(db, documentId)?.status !== "ready";
-  await deleteInSlices(db, (limit) => (failing() ? deleteSomeChunks(db, documentId, limit) : 0));
+  await deleteInSlices(db, (limit) => (mayFail(findDocumentRow(db, documentId)) ? deleteSomeChunks(db, documentId, limit) : 0));
   return failDocument(db, documentId, detail, now, pageCount);
+}
+
+/**
+ * Not a document that is gone, being deleted (its deletion removes its chunks), or ready: one that finished
+ * meanwhile (a timed-out job's worker completing before it was stopped) keeps its chunks.
+ */
+function mayFail(document: DocumentRow | null): boolean {
+  return document !== null && !document.deleting && document.status !== "ready";
 }
