@@ -103,8 +103,8 @@ export function consumePages(db: Db, account: AccountRow, pages: number, now: Da
 
 /**
  * The account's documents and the storage they take: their files plus the metadata of its documents and
- * knowledge bases (as stored JSON, bounded per record by METADATA_LIMITS). A knowledge base being deleted
- * counts for nothing.
+ * knowledge bases (as stored JSON, bounded per record by METADATA_LIMITS). A knowledge base or document
+ * being deleted counts for nothing: neither is found or listed any more.
  */
 function storedTotals(db: Db, accountId: string): { documents: number; bytes: number } {
   return db
@@ -112,7 +112,7 @@ function storedTotals(db: Db, accountId: string): { documents: number; bytes: nu
       `SELECT COUNT(*) AS documents,
               COALESCE(SUM(COALESCE(file_size_bytes, 0) + ${METADATA_BYTES_SQL}), 0)
                 + (SELECT COALESCE(SUM(${METADATA_BYTES_SQL}), 0) FROM knowledge_bases WHERE account_id = ? AND deleting = 0) AS bytes
-       FROM documents WHERE account_id = ? AND kb_id NOT IN (SELECT id FROM knowledge_bases WHERE deleting = 1)`,
+       FROM documents WHERE account_id = ? AND deleting = 0 AND kb_id NOT IN (SELECT id FROM knowledge_bases WHERE deleting = 1)`,
     )
     .get(accountId, accountId)!;
 }

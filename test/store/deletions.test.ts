@@ -18,6 +18,8 @@ import { insertAccount } from "../../src/store/accounts.ts";
 import { assertKnowledgeBaseOwned, countKnowledgeBases, createKnowledgeBase, getKnowledgeBase, listKnowledgeBases } from "../../src/store/knowledge-bases.ts";
 import { Deletions, ROWS_PER_SLICE } from "../../src/store/deletions.ts";
 import { FileStore } from "../../src/store/files.ts";
+import { assertDocumentCapacity } from "../../src/billing/usage.ts";
+import type { QuarryError } from "../../src/errors.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "quarry-kb-deletion-"));
 const db = openDatabase(join(dataDir, "quarry.db"));
@@ -72,6 +74,15 @@ async function readyDocument(kbId: string, id: string, count: number): Promise<n
 
 const chunkCount = (id: string) => db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?").get(id)!.n;
 const documentCount = (id: string) => db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM documents WHERE id = ?").get(id)!.n;
+/** The account's documents as the plan's document limit counts them (the 429's details.used). */
+function documentsCharged(): number {
+  try {
+    assertDocumentCapacity(db, account, 0, Number.MAX_SAFE_INTEGER, true);
+  } catch (error) {
+    return (error as QuarryError).details!.used as number;
+  }
+  throw new Error("no limit reached");
+}
 
 test("a document marked deleting is out of search at once; its chunks go in slices, then its row and file", async () => {
   const kbId = kb("documents");
@@ -125,13 +136,15 @@ test("a document marked deleting is gone for other requests, and neither process
   insertDocument(db, { id: "doc_parsing", kbId, accountId: account.id, name: "p.txt", fileType: "txt", fileSizeBytes: 1, metadata: {}, storagePath: `files/${kbId}/doc_parsing/p.txt`, now });
   db.query("UPDATE documents SET status = 'parsing' WHERE id = ?").run("doc_parsing");
   expect(unfinishedDocumentIds(db)).toContain("doc_parsing");
+  const charged = documentsCharged();
   const stopped = new Deletions(db, files);
   await stopped.stop();
   await stopped.deleteDocument(kbId, "doc_parsing", () => {});
-  // Not found (GET, PUT, PATCH and the chunk list look it up so), not listed, not counted.
+  // Not found (GET, PUT, PATCH and the chunk list look it up so), not listed, not counted (nor by the plan's limit).
   expect(() => getDocument(db, kbId, "doc_parsing")).toThrow("Document not found");
   expect(listDocuments(db, kbId, { limit: 10 }).data).toEqual([]);
   expect(getKnowledgeBase(db, account.id, kbId).document_count).toBe(0);
+  expect(documentsCharged()).toBe(charged - 1);
   // A running job's next step is refused, and a start does not queue it again.
   expect(transitionStatus(db, "doc_parsing", "parsing", "chunking", now)).toBe(false);
   expect(unfinishedDocumentIds(db)).not.toContain("doc_parsing");
