@@ -3,6 +3,7 @@
 import { invalid, validationError } from "../errors.ts";
 import { metadataIssues } from "../store/metadata-limits.ts";
 import { SUPPORTED_TYPES, isSupportedType, type SupportedType } from "./parsers/index.ts";
+import { characterCount } from "../characters.ts";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 export const MAX_NAME_LENGTH = 256;
@@ -17,7 +18,7 @@ export function documentName(raw: string, field: string): string {
     .replace(/[\u0000-\u001f\u007f]/g, "")
     .trim();
   if (name === "") throw invalid([field], "must contain a file name");
-  if (name.length > MAX_NAME_LENGTH) throw invalid([field], `must be at most ${MAX_NAME_LENGTH} characters`);
+  if (characterCount(name) > MAX_NAME_LENGTH) throw invalid([field], `must be at most ${MAX_NAME_LENGTH} characters`);
   return name;
 }
 

@@ -11,6 +11,7 @@
 // is bounded (FILTER_LIMITS) and the compiled predicate costs time linear in the filter's size per document.
 import type { ValidationIssue } from "../errors.ts";
 import { jsonByteSize } from "../store/json-size.ts";
+import { characterCount } from "../characters.ts";
 
 export type Scalar = string | number | boolean;
 export type MetadataFilter = Record<string, Partial<Record<Operator, unknown>>>;
@@ -58,8 +59,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** Why a value cannot be compared against, or null when it can. */
 function valueIssue(value: unknown): string | null {
   if (!isScalar(value)) return "must be a string, number or boolean";
-  if (typeof value === "string" && value.length > FILTER_LIMITS.stringLength) {
-    return `must be at most ${FILTER_LIMITS.stringLength} characters (this one has ${value.length})`;
+  if (typeof value === "string" && characterCount(value) > FILTER_LIMITS.stringLength) {
+    return `must be at most ${FILTER_LIMITS.stringLength} characters (this one has ${characterCount(value)})`;
   }
   return null;
 }
@@ -82,8 +83,8 @@ export function filterIssues(filter: unknown): ValidationIssue[] {
   if (tooBig.length > 0) return tooBig;
   const issues: ValidationIssue[] = [];
   for (const [key, condition] of Object.entries(filter)) {
-    if (key.length > FILTER_LIMITS.keyLength) {
-      issues.push({ path: [key], message: `metadata keys are at most ${FILTER_LIMITS.keyLength} characters (this one has ${key.length})` });
+    if (characterCount(key) > FILTER_LIMITS.keyLength) {
+      issues.push({ path: [key], message: `metadata keys are at most ${FILTER_LIMITS.keyLength} characters (this one has ${characterCount(key)})` });
       continue;
     }
     if (!isPlainObject(condition) || Object.keys(condition).length === 0) {

@@ -3,6 +3,7 @@
 // allows 40 KB per record): every problem is reported as a validation issue with its path.
 import type { ValidationIssue } from "../errors.ts";
 import { jsonByteSize } from "./json-size.ts";
+import { characterCount } from "../characters.ts";
 
 export const METADATA_LIMITS = {
   /** UTF-8 bytes of the metadata serialized as JSON. */
@@ -42,8 +43,8 @@ function shapeIssues(value: unknown, path: (string | number)[], depth: number, i
     return;
   }
   for (const key of keys) {
-    if (key.length > METADATA_LIMITS.keyLength) {
-      issues.push({ path: [...path, key], message: `key must be at most ${METADATA_LIMITS.keyLength} characters (this one has ${key.length})` });
+    if (characterCount(key) > METADATA_LIMITS.keyLength) {
+      issues.push({ path: [...path, key], message: `key must be at most ${METADATA_LIMITS.keyLength} characters (this one has ${characterCount(key)})` });
     } else {
       shapeIssues((value as Record<string, unknown>)[key], [...path, key], depth + 1, issues);
     }

@@ -41,6 +41,9 @@ describe("over a limit: 400 with the path of the offending part", () => {
 
   test("a string value over 1024 characters, alone or in a list", async () => {
     const long = "x".repeat(1025);
+    expect(await refused({ region: { $eq: "😀".repeat(1025) } })).toEqual([
+      [["filter", "region", "$eq"], "must be at most 1024 characters (this one has 1025)"],
+    ]);
     expect(await refused({ region: { $eq: long } })).toEqual([
       [["filter", "region", "$eq"], "must be at most 1024 characters (this one has 1025)"],
     ]);
@@ -52,6 +55,11 @@ describe("over a limit: 400 with the path of the offending part", () => {
   test("a key over 256 characters", async () => {
     const key = "k".repeat(257);
     expect(await refused({ [key]: { $eq: 1 } })).toEqual([[["filter", key], "metadata keys are at most 256 characters (this one has 257)"]]);
+    const emoji = "😀".repeat(257);
+    expect(await refused({ [emoji]: { $eq: 1 } })).toEqual([[["filter", emoji], "metadata keys are at most 256 characters (this one has 257)"]]);
+    // Characters are code points: 256 emoji (512 UTF-16 units) make a key at the limit, 1024 a value at it.
+    const atLimit = await searchRaw(server, kb, { query: "volcano", mode: "keyword", filter: { ["😀".repeat(256)]: { $ne: "😀".repeat(1024) } } });
+    expect(atLimit.status).toBe(200);
   });
 
   test("more than 16 KB as JSON, e.g. the audit's 140 KB filter: one issue, not one per part", async () => {

@@ -44,6 +44,8 @@ const OVER: [string, Record<string, unknown>, [unknown[], string]][] = [
   ["65 keys", keys(65), [["metadata"], "must have at most 64 keys (this object has 65)"]],
   ["a nested object with 65 keys", { team: "cx", outer: keys(65) }, [["metadata", "outer"], "must have at most 64 keys (this object has 65)"]],
   ["a 257-character key", { ["k".repeat(257)]: 1 }, [["metadata", "k".repeat(257)], "key must be at most 256 characters (this one has 257)"]],
+  // Characters are code points: an emoji is one (two UTF-16 units).
+  ["a key of 257 emoji", { ["😀".repeat(257)]: 1 }, [["metadata", "😀".repeat(257)], "key must be at most 256 characters (this one has 257)"]],
   [
     "arrays and objects 6 levels deep",
     { a: { b: { c: { d: [[1]] } } } },
@@ -69,7 +71,7 @@ describe("over a limit: 400 VALIDATION_ERROR with the path, on every way in", ()
 
 /** 64 keys, one of 256 characters, objects and arrays 5 levels deep, exactly 32 KB as JSON. */
 function atEveryLimit(): Record<string, unknown> {
-  const metadata: Record<string, unknown> = { ["k".repeat(256)]: "longest key", deep: { b: { c: { d: ["five levels"] } } } };
+  const metadata: Record<string, unknown> = { ["k".repeat(256)]: "longest key", ["😀".repeat(256)]: "longest key in emoji", deep: { b: { c: { d: ["five levels"] } } } };
   for (let i = 0; Object.keys(metadata).length < 64; i++) metadata[`field${i}`] = "";
   metadata.field0 = "x".repeat(32 * 1024 - bytes(metadata));
   return metadata;

@@ -92,6 +92,7 @@ describe("POST /documents/text", () => {
       [{ text: 42 }, "text"],
       [{ text: "x".repeat(10_000_001) }, "text"],
       [{ text: "ok", name: "n".repeat(257) }, "name"],
+      [{ text: "ok", name: "😀".repeat(257) }, "name"],
       [{ text: "ok", name: "" }, "name"],
       [{ text: "ok", metadata: [1, 2] }, "metadata"],
       [{ text: "ok", metadata: "team" }, "metadata"],
@@ -103,8 +104,10 @@ describe("POST /documents/text", () => {
       expect(res.body.error.details.issues[0].path).toEqual([field]);
     }
     expect((await addText(server, ws, { text: "ok", name: "n".repeat(256) })).status).toBe(202);
+    // Characters are code points, as for every other limit: 256 emoji are 512 UTF-16 units.
+    expect((await addText(server, ws, { text: "ok", name: "😀".repeat(256) })).status).toBe(202);
     const list = await server.request("GET", ws.docs, { token: ws.account.apiKey });
-    expect(list.body.data.length).toBe(1);
+    expect(list.body.data.length).toBe(2);
   });
 
   test("the largest allowed text (10,000,000 characters) is accepted", async () => {
