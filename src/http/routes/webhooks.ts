@@ -17,7 +17,10 @@ const optionalString = z.string().nullish();
 
 const WebhookPayload = z.looseObject({
   event: z.string().min(1).describe("Event type, e.g. subscription.active"),
-  timestamp: z.string().optional().describe("Event time (ISO 8601)"),
+  timestamp: z.iso
+    .datetime({ offset: true, local: true })
+    .nullish()
+    .describe("Event time, an ISO 8601 date-time (any fraction of a second; Z, an offset or none); anything else is a 400"),
   data: z
     .looseObject({
       subscription_id: optionalString,
