@@ -49,6 +49,12 @@ export interface StartOptions {
  * would otherwise hold it forever), leaving time for the rest of a container's usual 10 s stop timeout.
  */
 const STOP_GRACE_MS = 5_000;
+/**
+ * The HTTP thread's SQLite page cache. Every search reads its results' chunk and document rows, at random
+ * places of a table that outgrows SQLite's default 2 MB cache: at 1M chunks, 10 random rows took 0.98 ms
+ * with it (its B-tree's inner pages read again for each row), 0.26 with 32 MB and 0.23 with 64 MB.
+ */
+const REQUEST_CACHE_MB = 32;
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   // Whatever Quarry creates from here on (database, uploads, secrets) is readable by its user only.
@@ -61,7 +67,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     console.warn(`quarry: could not make ${config.dataDir} private (0700): ${(error as Error).message}`);
   }
   const databasePath = join(config.dataDir, "quarry.db");
-  const db = openDatabase(databasePath);
+  const db = openDatabase(databasePath, { cacheMb: REQUEST_CACHE_MB });
   recoverSearchIndexes(db, config.dataDir);
   sweepFileStore(db, config.dataDir);
   const clock = options.clock ?? systemClock;

@@ -8,7 +8,13 @@ import { migrate } from "./migrate.ts";
 
 export type Db = Database;
 
-export function openDatabase(path: string, options: { migrate?: boolean } = {}): Db {
+export interface OpenOptions {
+  migrate?: boolean;
+  /** SQLite's page cache for this connection, in MiB (SQLite's default: 2). */
+  cacheMb?: number;
+}
+
+export function openDatabase(path: string, options: OpenOptions = {}): Db {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = new Database(path, { create: true, strict: true });
   // Before WAL mode: SQLite creates the -wal and -shm files with the database file's mode.
@@ -17,6 +23,7 @@ export function openDatabase(path: string, options: { migrate?: boolean } = {}):
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
   db.exec("PRAGMA busy_timeout = 10000");
+  if (options.cacheMb) db.exec(`PRAGMA cache_size = -${Math.round(options.cacheMb * 1024)}`);
   loadVectorExtension(db);
   if (options.migrate !== false) migrate(db);
   return db;
