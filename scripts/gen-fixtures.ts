@@ -13,6 +13,7 @@ import { PDFDict, PDFDocument, PDFName, StandardFonts, type PDFFont } from "pdf-
 import PDFKit from "pdfkit";
 import PptxGenJS from "pptxgenjs";
 import * as UTIF from "utif2";
+import { greyJpeg } from "./grey-jpeg.ts";
 import * as XLSX from "@e965/xlsx";
 import { ensureFixtures, type DocumentFixture, type FixtureManifest, type Phrase, type RejectedFixture } from "../test/fixtures.ts";
 
@@ -68,6 +69,8 @@ const IMAGES = [
   { file: "tugboat.jpeg", type: "jpeg", lines: ["Harbour tugboat schedule", "departures every hour"], phrase: "harbour tugboat schedule" },
   { file: "cactus.webp", type: "webp", lines: ["Desert cactus bloom", "opens only at night"], phrase: "desert cactus bloom" },
 ];
+/** A greyscale page stored as JPEG in a TIFF (utif2 decoded such a page three times too wide). */
+const JPEG_TIFF_FRAME = { lines: ["Harbour pilot roster", "night shifts rotate weekly"], phrase: "harbour pilot roster" };
 const TIFF_FRAMES = [
   { lines: ["Railway timetable", "platform four"], phrase: "railway timetable" },
   { lines: ["Museum opening hours", "closed on Mondays"], phrase: "museum opening hours" },
@@ -149,7 +152,7 @@ export async function generateFixtures(dir: string): Promise<Pick<FixtureManifes
     imageBytes.set(image.type, write(image.file, await textImage(image.lines, image.type === "png" ? "png" : image.type === "webp" ? "webp" : "jpeg")));
     documents.push({ file: image.file, type: image.type, pageCount: 1, ocr: true, phrases: [{ text: image.phrase, page: 1 }] });
   }
-  write("timetable.tiff", twoFrameTiff(TIFF_FRAMES.map((frame) => textPixels(frame.lines))));
+  write("timetable.tiff", greyTiff(TIFF_FRAMES.map((frame) => textPixels(frame.lines))));
   documents.push({
     file: "timetable.tiff",
     type: "tiff",
@@ -157,6 +160,8 @@ export async function generateFixtures(dir: string): Promise<Pick<FixtureManifes
     ocr: true,
     phrases: TIFF_FRAMES.map((frame, index) => ({ text: frame.phrase, page: index + 1 })),
   });
+  write("pilot-roster.tiff", greyTiff([textPixels(JPEG_TIFF_FRAME.lines)], "jpeg"));
+  documents.push({ file: "pilot-roster.tiff", type: "tiff", pageCount: 1, ocr: true, phrases: [{ text: JPEG_TIFF_FRAME.phrase, page: 1 }] });
 
   write("sourdough.txt", [
     "Sourdough starter fermentation takes about a week at room temperature.",
@@ -430,18 +435,21 @@ function textPixels(lines: string[]) {
   return drawTextCanvas(lines, 1000, 260).getContext("2d").getImageData(0, 0, 1000, 260);
 }
 
-/** An uncompressed 8-bit greyscale TIFF with one frame per image (utif2 only encodes single frames). */
-function twoFrameTiff(frames: { width: number; height: number; data: Uint8ClampedArray }[]): Uint8Array {
+/**
+ * An 8-bit greyscale TIFF with one frame per image (utif2 only encodes single frames), each stored whole
+ * (compression 1) or as one JPEG (compression 7, as scanners write greyscale pages).
+ */
+function greyTiff(frames: { width: number; height: number; data: Uint8ClampedArray }[], compression: "none" | "jpeg" = "none"): Uint8Array {
   const HEADER_SPACE = 1000;
   const grey = frames.map((frame) => {
     const pixels = new Uint8Array(frame.width * frame.height);
     for (let i = 0; i < pixels.length; i++) pixels[i] = frame.data[i * 4]!;
-    return pixels;
+    return compression === "jpeg" ? greyJpeg(pixels, frame.width, frame.height) : pixels;
   });
   let offset = HEADER_SPACE;
   const ifds = frames.map((frame, index) => {
     const ifd = {
-      t256: [frame.width], t257: [frame.height], t258: [8], t259: [1], t262: [1], t273: [offset], t277: [1],
+      t256: [frame.width], t257: [frame.height], t258: [8], t259: [compression === "jpeg" ? 7 : 1], t262: [1], t273: [offset], t277: [1],
       t278: [frame.height], t279: [grey[index]!.length], t282: [[72, 1]], t283: [[72, 1]], t296: [2],
     };
     offset += grey[index]!.length;

@@ -42,7 +42,8 @@ export interface FixtureManifest {
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const FIXTURES_DIR = join(ROOT, "test", ".generated", "fixtures");
-const GENERATOR = join(ROOT, "scripts", "gen-fixtures.ts");
+/** The generator and the encoder it uses: a change to either writes the fixtures again. */
+const GENERATOR_FILES = ["gen-fixtures.ts", "grey-jpeg.ts"].map((file) => join(ROOT, "scripts", file));
 export const SHARED_SAMPLES_DIR = join(ROOT, "..", "shared", "fixtures", "docs");
 
 type Generate = (dir: string) => Promise<Pick<FixtureManifest, "documents" | "rejected">>;
@@ -55,7 +56,7 @@ const loadAndGenerate: Generate = async (dir) => (await import("../scripts/gen-f
  * version of the generator.
  */
 export async function ensureFixtures(generate: Generate = loadAndGenerate): Promise<FixtureManifest> {
-  const generator = Bun.hash(readFileSync(GENERATOR)).toString(16);
+  const generator = Bun.hash(GENERATOR_FILES.map((file) => readFileSync(file, "utf8")).join("\n")).toString(16);
   const manifestPath = join(FIXTURES_DIR, "manifest.json");
   if (existsSync(manifestPath)) {
     const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as FixtureManifest;

@@ -34,6 +34,7 @@ async function framePng(buffer: ArrayBuffer, frame: UTIF.IFD): Promise<Buffer> {
   let rgba: Uint8Array;
   try {
     assertOcrSize(Number((frame.t256 as number[])?.[0]), Number((frame.t257 as number[])?.[0]), INVALID);
+    describeJpegOutput(frame);
     UTIF.decodeImage(buffer, frame);
     rgba = UTIF.toRGBA8(frame);
   } catch (error) {
@@ -41,6 +42,23 @@ async function framePng(buffer: ArrayBuffer, frame: UTIF.IFD): Promise<Buffer> {
   }
   if (rgba.length !== frame.width * frame.height * 4) throw new ParseError(INVALID);
   return pixelsToOcrPng(new ImageData(new Uint8ClampedArray(rgba.buffer, rgba.byteOffset, rgba.length), frame.width, frame.height));
+}
+
+/** TIFF compression 7: JPEG. */
+const JPEG_COMPRESSION = 7;
+
+/**
+ * utif2 decodes JPEG-compressed strips and tiles to RGB whatever their samples, but lays out and converts
+ * a grayscale frame as one byte a pixel: its text came out three times too wide, wrapped and washed out,
+ * and OCR read nothing. Such a frame is described as the RGB its decoder gives.
+ */
+function describeJpegOutput(frame: UTIF.IFD): void {
+  const samples = Number((frame.t277 as number[] | undefined)?.[0] ?? 1);
+  const bits = Number((frame.t258 as number[] | undefined)?.[0] ?? 1);
+  if (Number((frame.t259 as number[] | undefined)?.[0]) !== JPEG_COMPRESSION || samples !== 1 || bits !== 8) return;
+  frame.t277 = [3];
+  frame.t258 = [8, 8, 8];
+  frame.t262 = [2];
 }
 
 /**
