@@ -69,8 +69,11 @@ const IMAGES = [
   { file: "tugboat.jpeg", type: "jpeg", lines: ["Harbour tugboat schedule", "departures every hour"], phrase: "harbour tugboat schedule" },
   { file: "cactus.webp", type: "webp", lines: ["Desert cactus bloom", "opens only at night"], phrase: "desert cactus bloom" },
 ];
-/** A greyscale page stored as JPEG in a TIFF (utif2 decoded such a page three times too wide). */
-const JPEG_TIFF_FRAME = { lines: ["Harbour pilot roster", "night shifts rotate weekly"], phrase: "harbour pilot roster" };
+/** Pages stored in ways utif2 alone got wrong: greyscale JPEG (decoded three times too wide), CMYK (it threw). */
+const STORED_TIFF_PAGES = [
+  { file: "pilot-roster.tiff", storage: "jpeg", lines: ["Harbour pilot roster", "night shifts rotate weekly"], phrase: "harbour pilot roster" },
+  { file: "print-proof.tiff", storage: "cmyk", lines: ["Print proof approved", "ink coverage checked"], phrase: "print proof approved" },
+] as const;
 const TIFF_FRAMES = [
   { lines: ["Railway timetable", "platform four"], phrase: "railway timetable" },
   { lines: ["Museum opening hours", "closed on Mondays"], phrase: "museum opening hours" },
@@ -152,7 +155,7 @@ export async function generateFixtures(dir: string): Promise<Pick<FixtureManifes
     imageBytes.set(image.type, write(image.file, await textImage(image.lines, image.type === "png" ? "png" : image.type === "webp" ? "webp" : "jpeg")));
     documents.push({ file: image.file, type: image.type, pageCount: 1, ocr: true, phrases: [{ text: image.phrase, page: 1 }] });
   }
-  write("timetable.tiff", greyTiff(TIFF_FRAMES.map((frame) => textPixels(frame.lines))));
+  write("timetable.tiff", pageTiff(TIFF_FRAMES.map((frame) => textPixels(frame.lines))));
   documents.push({
     file: "timetable.tiff",
     type: "tiff",
@@ -160,8 +163,10 @@ export async function generateFixtures(dir: string): Promise<Pick<FixtureManifes
     ocr: true,
     phrases: TIFF_FRAMES.map((frame, index) => ({ text: frame.phrase, page: index + 1 })),
   });
-  write("pilot-roster.tiff", greyTiff([textPixels(JPEG_TIFF_FRAME.lines)], "jpeg"));
-  documents.push({ file: "pilot-roster.tiff", type: "tiff", pageCount: 1, ocr: true, phrases: [{ text: JPEG_TIFF_FRAME.phrase, page: 1 }] });
+  for (const page of STORED_TIFF_PAGES) {
+    write(page.file, pageTiff([textPixels(page.lines)], page.storage));
+    documents.push({ file: page.file, type: "tiff", pageCount: 1, ocr: true, phrases: [{ text: page.phrase, page: 1 }] });
+  }
 
   write("sourdough.txt", [
     "Sourdough starter fermentation takes about a week at room temperature.",
@@ -405,7 +410,7 @@ function xlsxBytes(): Uint8Array {
   return new Uint8Array(XLSX.write(book, { type: "buffer", bookType: "xlsx" }) as Buffer);
 }
 
-function drawTextCanvas(lines: string[], width: number, height: number) {
+function drawTextCanvas(lines: readonly string[], width: number, height: number) {
   const canvas = createCanvas(width, height);
   const context = canvas.getContext("2d");
   context.fillStyle = "#ffffff";
@@ -431,35 +436,41 @@ function textImage(lines: string[], format: "png" | "jpeg" | "webp", width = 100
   return format === "png" ? canvas.encode("png") : canvas.encode(format, 92);
 }
 
-function textPixels(lines: string[]) {
+function textPixels(lines: readonly string[]) {
   return drawTextCanvas(lines, 1000, 260).getContext("2d").getImageData(0, 0, 1000, 260);
 }
 
 /**
- * An 8-bit greyscale TIFF with one frame per image (utif2 only encodes single frames), each stored whole
- * (compression 1) or as one JPEG (compression 7, as scanners write greyscale pages).
+ * A TIFF of grey pages, one frame per image (utif2 only encodes single frames), each stored as 8-bit grey
+ * (uncompressed), as one JPEG (compression 7, as scanners write greyscale pages) or as CMYK inks (the
+ * black one only, uncompressed, as print workflows write them).
  */
-function greyTiff(frames: { width: number; height: number; data: Uint8ClampedArray }[], compression: "none" | "jpeg" = "none"): Uint8Array {
+function pageTiff(frames: { width: number; height: number; data: Uint8ClampedArray }[], storage: "grey" | "jpeg" | "cmyk" = "grey"): Uint8Array {
   const HEADER_SPACE = 1000;
-  const grey = frames.map((frame) => {
-    const pixels = new Uint8Array(frame.width * frame.height);
-    for (let i = 0; i < pixels.length; i++) pixels[i] = frame.data[i * 4]!;
-    return compression === "jpeg" ? greyJpeg(pixels, frame.width, frame.height) : pixels;
+  const samples = storage === "cmyk" ? 4 : 1;
+  const stored = frames.map((frame) => {
+    const pixels = new Uint8Array(frame.width * frame.height * samples);
+    for (let i = 0; i < frame.width * frame.height; i++) {
+      if (storage === "cmyk") pixels[i * 4 + 3] = 255 - frame.data[i * 4]!;
+      else pixels[i] = frame.data[i * 4]!;
+    }
+    return storage === "jpeg" ? greyJpeg(pixels, frame.width, frame.height) : pixels;
   });
   let offset = HEADER_SPACE;
   const ifds = frames.map((frame, index) => {
     const ifd = {
-      t256: [frame.width], t257: [frame.height], t258: [8], t259: [compression === "jpeg" ? 7 : 1], t262: [1], t273: [offset], t277: [1],
-      t278: [frame.height], t279: [grey[index]!.length], t282: [[72, 1]], t283: [[72, 1]], t296: [2],
+      t256: [frame.width], t257: [frame.height], t258: new Array(samples).fill(8), t259: [storage === "jpeg" ? 7 : 1],
+      t262: [storage === "cmyk" ? 5 : 1], t273: [offset], t277: [samples],
+      t278: [frame.height], t279: [stored[index]!.length], t282: [[72, 1]], t283: [[72, 1]], t296: [2],
     };
-    offset += grey[index]!.length;
+    offset += stored[index]!.length;
     return ifd;
   });
   const header = new Uint8Array(UTIF.encode(ifds as unknown as UTIF.IFD[]));
   const bytes = new Uint8Array(offset);
   bytes.set(header);
   let at = HEADER_SPACE;
-  for (const pixels of grey) {
+  for (const pixels of stored) {
     bytes.set(pixels, at);
     at += pixels.length;
   }

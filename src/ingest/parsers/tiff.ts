@@ -36,12 +36,36 @@ async function framePng(buffer: ArrayBuffer, frame: UTIF.IFD): Promise<Buffer> {
     assertOcrSize(Number((frame.t256 as number[])?.[0]), Number((frame.t257 as number[])?.[0]), INVALID);
     describeJpegOutput(frame);
     UTIF.decodeImage(buffer, frame);
-    rgba = UTIF.toRGBA8(frame);
+    rgba = isCmyk(frame) ? cmykToRgba(frame) : UTIF.toRGBA8(frame);
   } catch (error) {
     throw asParseError(error, INVALID);
   }
   if (rgba.length !== frame.width * frame.height * 4) throw new ParseError(INVALID);
   return pixelsToOcrPng(new ImageData(new Uint8ClampedArray(rgba.buffer, rgba.byteOffset, rgba.length), frame.width, frame.height));
+}
+
+/** TIFF photometric interpretation 5: separated inks, CMYK unless an ink set says otherwise. */
+const SEPARATED = 5;
+
+/** An 8-bit CMYK frame (utif2 converts one through a global `window`, and throws where there is none). */
+function isCmyk(frame: UTIF.IFD): boolean {
+  const tag = (name: string, fallback: number) => Number((frame[name] as number[] | undefined)?.[0] ?? fallback);
+  return tag("t262", 2) === SEPARATED && tag("t277", 1) >= 4 && tag("t258", 1) === 8 && tag("t332", 1) === 1;
+}
+
+/** The frame's pixels as RGBA: each ink's share taken off white (utif2's own conversion, without a colour profile). */
+function cmykToRgba(frame: UTIF.IFD): Uint8Array {
+  const data = frame.data as Uint8Array;
+  const samples = Number((frame.t277 as number[])[0]);
+  const rgba = new Uint8Array(frame.width * frame.height * 4);
+  for (let pixel = 0, from = 0, to = 0; pixel < frame.width * frame.height; pixel++, from += samples, to += 4) {
+    const white = (255 - data[from + 3]) / 255;
+    rgba[to] = Math.round((255 - data[from]) * white);
+    rgba[to + 1] = Math.round((255 - data[from + 1]) * white);
+    rgba[to + 2] = Math.round((255 - data[from + 2]) * white);
+    rgba[to + 3] = 255;
+  }
+  return rgba;
 }
 
 /** TIFF compression 7: JPEG. */
