@@ -12,6 +12,7 @@
 import type { ValidationIssue } from "../errors.ts";
 import { jsonByteSize } from "../store/json-size.ts";
 import { characterCount } from "../characters.ts";
+import { isoInstant } from "../iso-time.ts";
 
 export type Scalar = string | number | boolean;
 export type MetadataFilter = Record<string, Partial<Record<Operator, unknown>>>;
@@ -36,17 +37,6 @@ export const FILTER_LIMITS = {
   /** Characters in one metadata key (the longest a stored metadata key can be). */
   keyLength: 256,
 } as const;
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
-
-/** Milliseconds since the epoch when the value is an ISO 8601 date or date-time, else null. */
-export function isoInstant(value: unknown): number | null {
-  if (typeof value !== "string") return null;
-  const match = ISO_DATE.exec(value);
-  if (!match) return null;
-  const withZone = value.length > 10 && !match[1] ? `${value}Z` : value;
-  const ms = Date.parse(withZone.replace(" ", "T"));
-  return Number.isNaN(ms) ? null : ms;
-}
 
 function isScalar(value: unknown): value is Scalar {
   return typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value));

@@ -111,7 +111,8 @@ describe("signature verification", () => {
 
   test("the event's timestamp is an ISO 8601 date-time when present (spec 6.1): anything else is 400 at its path", async () => {
     const account = await signup(server);
-    for (const timestamp of ["abc", "2026-11-26", "2026-13-40T99:00:00Z", "2026-11-26T12:00:00 UTC", 12345]) {
+    const malformed = ["abc", "2026-11-26", "2026-13-01T12:00:00Z", "2026-11-26T25:00:00Z", "2026-11-26T12:00:61Z", "2026-11-26T12:00:00+99:99", "2026-11-26T12:00:00 UTC", 12345];
+    for (const timestamp of malformed) {
       const res = await deliver(JSON.stringify({ ...subscription("subscription.active", account), timestamp }));
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("VALIDATION_ERROR");

@@ -12,30 +12,18 @@ import { WebhookVerifier } from "../../billing/webhook-signature.ts";
 import { receivePaymentWebhook } from "../../billing/webhook.ts";
 import { END_EVENTS, PLAN_EVENTS } from "../../billing/subscriptions.ts";
 import { PLAN_BY_PRODUCT_ID } from "../../billing/plans.ts";
+import { isIsoDateTime } from "../../iso-time.ts";
 
 const optionalString = z.string().nullish();
 
-/**
- * An ISO 8601 date-time as providers write them: T or a space, seconds and their fraction optional, and
- * Z, ±hh:mm, ±hhmm, ±hh or no offset. Lenient on purpose: the time is only recorded, and refusing a
- * subscription event over its format would keep a paid plan from applying while the provider retries.
- */
-const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
-
-function isIsoDateTime(text: string): boolean {
-  const parts = ISO_DATE_TIME.exec(text);
-  if (!parts) return false;
-  const [month, day, hour, minute, second] = [2, 3, 4, 5, 6].map((i) => Number(parts[i] ?? 0));
-  return month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 23 && minute <= 59 && second <= 60;
-}
-
 const WebhookPayload = z.looseObject({
   event: z.string().min(1).describe("Event type, e.g. subscription.active"),
+  // Checked as filter dates are (iso-time.ts), leniently: '+0000' offsets and a space for the T are accepted.
   timestamp: z
     .string()
     .refine(isIsoDateTime, "must be an ISO 8601 date-time, e.g. 2026-11-26T12:00:00Z")
     .nullish()
-    .describe("Event time, an ISO 8601 date-time (T or a space; seconds and fraction optional; Z, ±hh:mm, ±hhmm or none); anything else is a 400"),
+    .describe("Event time, an ISO 8601 date-time (T or a space; seconds and fraction optional; Z, ±hh:mm, ±hhmm or none: UTC); anything else is a 400"),
   data: z
     .looseObject({
       subscription_id: optionalString,

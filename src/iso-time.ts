@@ -1,0 +1,21 @@
+// ISO 8601 dates and date-times as clients write them (filter bounds, webhook events): a date, or a date
+// with a time (T or a space; seconds and their fraction optional) and Z, ±hh:mm, ±hhmm or no offset (UTC).
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
+/** Longer than a date alone: it has a time. */
+const DATE_LENGTH = 10;
+
+/** Milliseconds since the epoch when the value is an ISO 8601 date or date-time, else null. */
+export function isoInstant(value: unknown): number | null {
+  if (typeof value !== "string") return null;
+  const match = ISO_DATE.exec(value);
+  if (!match) return null;
+  const withZone = value.length > DATE_LENGTH && !match[1] ? `${value}Z` : value;
+  const ms = Date.parse(withZone.replace(" ", "T"));
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/** An ISO 8601 date-time (a date alone is not one). */
+export function isIsoDateTime(value: string): boolean {
+  return value.length > DATE_LENGTH && isoInstant(value) !== null;
+}
