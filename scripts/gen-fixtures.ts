@@ -442,8 +442,8 @@ function textPixels(lines: readonly string[]) {
 
 /**
  * A TIFF of grey pages, one frame per image (utif2 only encodes single frames), each stored as 8-bit grey
- * (uncompressed), as one JPEG (compression 7, as scanners write greyscale pages) or as CMYK inks (the
- * black one only, uncompressed, as print workflows write them).
+ * (uncompressed), as one JPEG (compression 7, as scanners write greyscale pages) or as CMYK inks
+ * (uncompressed, as print workflows write them), the text in cyan and magenta: blue, lost if the inks were misread.
  */
 function pageTiff(frames: { width: number; height: number; data: Uint8ClampedArray }[], storage: "grey" | "jpeg" | "cmyk" = "grey"): Uint8Array {
   const HEADER_SPACE = 1000;
@@ -451,7 +451,7 @@ function pageTiff(frames: { width: number; height: number; data: Uint8ClampedArr
   const stored = frames.map((frame) => {
     const pixels = new Uint8Array(frame.width * frame.height * samples);
     for (let i = 0; i < frame.width * frame.height; i++) {
-      if (storage === "cmyk") pixels[i * 4 + 3] = 255 - frame.data[i * 4]!;
+      if (storage === "cmyk") pixels[i * 4] = pixels[i * 4 + 1] = 255 - frame.data[i * 4]!;
       else pixels[i] = frame.data[i * 4]!;
     }
     return storage === "jpeg" ? greyJpeg(pixels, frame.width, frame.height) : pixels;

@@ -44,45 +44,62 @@ async function framePng(buffer: ArrayBuffer, frame: UTIF.IFD): Promise<Buffer> {
   return pixelsToOcrPng(new ImageData(new Uint8ClampedArray(rgba.buffer, rgba.byteOffset, rgba.length), frame.width, frame.height));
 }
 
-/** TIFF photometric interpretation 5: separated inks, CMYK unless an ink set says otherwise. */
+/** TIFF tag values: compression 7 (JPEG); photometric interpretation 5 (separated inks); planar configuration 2 (a plane per sample); ink set 1 (CMYK). */
+const JPEG_COMPRESSION = 7;
 const SEPARATED = 5;
+const PLANAR = 2;
+const CMYK_INKS = 1;
 
-/** An 8-bit CMYK frame (utif2 converts one through a global `window`, and throws where there is none). */
-function isCmyk(frame: UTIF.IFD): boolean {
-  const tag = (name: string, fallback: number) => Number((frame[name] as number[] | undefined)?.[0] ?? fallback);
-  return tag("t262", 2) === SEPARATED && tag("t277", 1) >= 4 && tag("t258", 1) === 8 && tag("t332", 1) === 1;
+/** The frame's first value of tag `name` (e.g. "t277"), or `fallback` when it has none. */
+function tag(frame: UTIF.IFD, name: string, fallback: number): number {
+  return Number((frame[name] as number[] | undefined)?.[0] ?? fallback);
 }
 
-/** The frame's pixels as RGBA: each ink's share taken off white (utif2's own conversion, without a colour profile). */
+/**
+ * utif2 decodes JPEG-compressed strips and tiles to RGB whatever their components (it asks its decoder
+ * for RGB), but lays out and converts the frame by its own samples: a greyscale page came out three times
+ * too wide, wrapped and washed out, a CMYK one skewed, and OCR read nothing. Such a frame is described as
+ * the RGB its decoder gives.
+ */
+function describeJpegOutput(frame: UTIF.IFD): void {
+  if (tag(frame, "t259", 1) !== JPEG_COMPRESSION || tag(frame, "t258", 1) !== 8) return;
+  const samples = tag(frame, "t277", 1);
+  if (samples !== 1 && !(samples === 4 && tag(frame, "t262", 2) === SEPARATED)) return;
+  frame.t277 = [3];
+  frame.t258 = [8, 8, 8];
+  frame.t262 = [2];
+}
+
+/**
+ * An 8-bit CMYK frame with its samples interleaved (utif2 converts one through a global `window`, and
+ * throws where there is none). Planar ones are left to utif2, which cannot lay them out either.
+ */
+function isCmyk(frame: UTIF.IFD): boolean {
+  return (
+    tag(frame, "t262", 2) === SEPARATED &&
+    tag(frame, "t332", CMYK_INKS) === CMYK_INKS &&
+    tag(frame, "t277", 1) >= 4 &&
+    tag(frame, "t258", 1) === 8 &&
+    tag(frame, "t284", 1) !== PLANAR
+  );
+}
+
+/**
+ * The frame's pixels as RGBA: each ink's share taken off white, and a fifth sample as alpha (utif2's own
+ * conversion, without a colour profile).
+ */
 function cmykToRgba(frame: UTIF.IFD): Uint8Array {
   const data = frame.data as Uint8Array;
-  const samples = Number((frame.t277 as number[])[0]);
+  const samples = tag(frame, "t277", 1);
   const rgba = new Uint8Array(frame.width * frame.height * 4);
   for (let pixel = 0, from = 0, to = 0; pixel < frame.width * frame.height; pixel++, from += samples, to += 4) {
     const white = (255 - data[from + 3]) / 255;
     rgba[to] = Math.round((255 - data[from]) * white);
     rgba[to + 1] = Math.round((255 - data[from + 1]) * white);
     rgba[to + 2] = Math.round((255 - data[from + 2]) * white);
-    rgba[to + 3] = 255;
+    rgba[to + 3] = samples > 4 ? data[from + 4] : 255;
   }
   return rgba;
-}
-
-/** TIFF compression 7: JPEG. */
-const JPEG_COMPRESSION = 7;
-
-/**
- * utif2 decodes JPEG-compressed strips and tiles to RGB whatever their samples, but lays out and converts
- * a grayscale frame as one byte a pixel: its text came out three times too wide, wrapped and washed out,
- * and OCR read nothing. Such a frame is described as the RGB its decoder gives.
- */
-function describeJpegOutput(frame: UTIF.IFD): void {
-  const samples = Number((frame.t277 as number[] | undefined)?.[0] ?? 1);
-  const bits = Number((frame.t258 as number[] | undefined)?.[0] ?? 1);
-  if (Number((frame.t259 as number[] | undefined)?.[0]) !== JPEG_COMPRESSION || samples !== 1 || bits !== 8) return;
-  frame.t277 = [3];
-  frame.t258 = [8, 8, 8];
-  frame.t262 = [2];
 }
 
 /**
