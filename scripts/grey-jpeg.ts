@@ -1,7 +1,7 @@
 // A baseline JPEG encoder for 8-bit greyscale pixels (one component), for the JPEG-in-TIFF fixture:
 // @napi-rs/canvas encodes from RGBA and writes three components, and the pure JavaScript encoders on npm
-// (jpeg-js and its ports) do too. Every coefficient is quantized by 2 (by 1, a sharp edge's could pass the
-// 10 bits baseline codes allow) and coded with the JPEG standard's example Huffman tables (ITU T.81 Annex K.3).
+// (jpeg-js and its ports) do too. Every coefficient is quantized by 2 (a smaller file; by 1 it decodes
+// exactly too) and coded with the JPEG standard's example Huffman tables (ITU T.81 Annex K.3).
 
 const ZIGZAG = [
   0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57,

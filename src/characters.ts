@@ -1,19 +1,24 @@
 // Lengths in characters, as the spec's limits and zod's max() count them: Unicode code points, so that
 // an emoji is one character, not the two UTF-16 code units JavaScript's `length` counts.
 
+/** Whether a surrogate pair (one character in two units) starts at `i`; a lone surrogate is one character. */
+function pairAt(text: string, i: number): boolean {
+  const unit = text.charCodeAt(i);
+  if (unit < 0xd800 || unit > 0xdbff || i + 1 >= text.length) return false;
+  const next = text.charCodeAt(i + 1);
+  return next >= 0xdc00 && next <= 0xdfff;
+}
+
 /** The number of code points in `text`. */
 export function characterCount(text: string): number {
-  let count = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    // A high surrogate followed by a low one is one character (a lone surrogate counts as one).
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        count--;
-        i++;
-      }
-    }
-  }
+  let count = 0;
+  for (let i = 0; i < text.length; i += pairAt(text, i) ? 2 : 1) count++;
   return count;
+}
+
+/** The first `count` code points of `text` (never half of a pair). */
+export function firstCharacters(text: string, count: number): string {
+  let end = 0;
+  for (let kept = 0; kept < count && end < text.length; kept++) end += pairAt(text, end) ? 2 : 1;
+  return text.slice(0, end);
 }

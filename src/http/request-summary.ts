@@ -1,6 +1,7 @@
 // Summaries for the request history: the default ones, used where a route has not filled its own, built
 // from a whitelist so passwords, API keys, tokens, text and file contents can never end up in the history;
 // and the bounds every summary is cut to before it is stored, whoever filled it.
+import { characterCount, firstCharacters } from "../characters.ts";
 
 /** Every stored summary stays within these, however large the request was. */
 export const SUMMARY_LIMITS = {
@@ -36,8 +37,9 @@ const SCALAR_FIELDS = new Set([
   "to",
 ]);
 
+/** `text` cut to `length` characters (code points, so an emoji is never split), marked by "…". */
 function cut(text: string, length: number): string {
-  return text.length > length ? `${text.slice(0, length)}…` : text;
+  return characterCount(text) > length ? `${firstCharacters(text, length)}…` : text;
 }
 
 /** A string (cut to `length`), number, boolean or null; undefined for anything else. */

@@ -10,7 +10,7 @@ export type Db = Database;
 
 export interface OpenOptions {
   migrate?: boolean;
-  /** SQLite's page cache for this connection, in MiB (SQLite's default: 2). */
+  /** SQLite's page cache for this connection, in MiB (SQLite's default: 2,000 KiB). */
   cacheMb?: number;
 }
 
@@ -23,7 +23,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
   db.exec("PRAGMA busy_timeout = 10000");
-  if (options.cacheMb) db.exec(`PRAGMA cache_size = -${Math.round(options.cacheMb * 1024)}`);
+  if (options.cacheMb !== undefined && options.cacheMb > 0) db.exec(`PRAGMA cache_size = -${Math.round(options.cacheMb * 1024)}`);
   loadVectorExtension(db);
   if (options.migrate !== false) migrate(db);
   return db;

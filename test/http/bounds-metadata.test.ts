@@ -69,7 +69,7 @@ describe("over a limit: 400 VALIDATION_ERROR with the path, on every way in", ()
   }
 });
 
-/** 64 keys, one of 256 characters, objects and arrays 5 levels deep, exactly 32 KB as JSON. */
+/** 64 keys, two of 256 characters (one in emoji), objects and arrays 5 levels deep, exactly 32 KB as JSON. */
 function atEveryLimit(): Record<string, unknown> {
   const metadata: Record<string, unknown> = { ["k".repeat(256)]: "longest key", ["😀".repeat(256)]: "longest key in emoji", deep: { b: { c: { d: ["five levels"] } } } };
   for (let i = 0; Object.keys(metadata).length < 64; i++) metadata[`field${i}`] = "";

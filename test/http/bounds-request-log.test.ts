@@ -75,6 +75,13 @@ describe("summaries of authenticated requests are bounded", () => {
     expect(await loggedSummary(res)).toEqual({ query: `${"q".repeat(200)}…`, top_k: 5, mode: "keyword", rerank: true, filter_keys: [] });
   });
 
+  test("strings are cut at 200 characters, code points: an emoji is kept whole, never half a surrogate pair", async () => {
+    const query = `a${"😀".repeat(300)}`;
+    const res = await server.request("POST", `/v1/knowledge-bases/${kbId}/search`, { token: account.apiKey, body: { query, top_k: 5, mode: "keyword" } });
+    expect(res.status).toBe(200);
+    expect((await loggedSummary(res)).query).toBe(`a${"😀".repeat(199)}…`);
+  });
+
   test("a summary a route fills itself is bounded too: 64 legal metadata keys of 256 characters", async () => {
     const metadata = Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`${String(i).padStart(5, "0")}${"m".repeat(251)}`, i]));
     const res = await server.request("POST", `/v1/knowledge-bases/${kbId}/documents/text`, { token: account.apiKey, body: { text: "Hello.", metadata } });

@@ -74,11 +74,13 @@ async function readyDocument(kbId: string, id: string, count: number): Promise<n
 
 const chunkCount = (id: string) => db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?").get(id)!.n;
 const documentCount = (id: string) => db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM documents WHERE id = ?").get(id)!.n;
-/** The account's documents as the plan's document limit counts them (the 429's details.used). */
-function documentsCharged(): number {
+/** The account's documents and stored bytes as the plan's limits count them (the 429's details.used). */
+function charged(resource: "documents" | "storage"): number {
   try {
-    assertDocumentCapacity(db, account, 0, Number.MAX_SAFE_INTEGER, true);
+    if (resource === "documents") assertDocumentCapacity(db, account, 0, Number.MAX_SAFE_INTEGER, true);
+    else assertDocumentCapacity(db, account, Number.MAX_SAFE_INTEGER, 0, true);
   } catch (error) {
+    expect((error as QuarryError).details!.resource).toBe(resource);
     return (error as QuarryError).details!.used as number;
   }
   throw new Error("no limit reached");
@@ -136,7 +138,7 @@ test("a document marked deleting is gone for other requests, and neither process
   insertDocument(db, { id: "doc_parsing", kbId, accountId: account.id, name: "p.txt", fileType: "txt", fileSizeBytes: 1, metadata: {}, storagePath: `files/${kbId}/doc_parsing/p.txt`, now });
   db.query("UPDATE documents SET status = 'parsing' WHERE id = ?").run("doc_parsing");
   expect(unfinishedDocumentIds(db)).toContain("doc_parsing");
-  const charged = documentsCharged();
+  const [documents, bytes] = [charged("documents"), charged("storage")];
   const stopped = new Deletions(db, files);
   await stopped.stop();
   await stopped.deleteDocument(kbId, "doc_parsing", () => {});
@@ -144,7 +146,8 @@ test("a document marked deleting is gone for other requests, and neither process
   expect(() => getDocument(db, kbId, "doc_parsing")).toThrow("Document not found");
   expect(listDocuments(db, kbId, { limit: 10 }).data).toEqual([]);
   expect(getKnowledgeBase(db, account.id, kbId).document_count).toBe(0);
-  expect(documentsCharged()).toBe(charged - 1);
+  expect(charged("documents")).toBe(documents - 1);
+  expect(charged("storage")).toBe(bytes - 1); // its file's 1 byte (empty metadata counts nothing)
   // A running job's next step is refused, and a start does not queue it again.
   expect(transitionStatus(db, "doc_parsing", "parsing", "chunking", now)).toBe(false);
   expect(unfinishedDocumentIds(db)).not.toContain("doc_parsing");
