@@ -8,6 +8,9 @@ import type { ChildReady, ParseReply, ParseRequest } from "./parse-protocol.ts";
 export function runParseChild(): void {
   if (!process.send) throw new Error("The parser child must be started by an ingestion worker (no IPC channel)");
   const send = (message: ParseReply | ChildReady) => process.send!(message);
+  // Results go back over IPC; what the parsing libraries print is their debugging (utif2 prints a
+  // "==== 4 6" line for every tiled TIFF), which would land in the server's log. Warnings and errors stay.
+  console.log = console.info = console.debug = () => {};
   // The worker is gone (the server stopped or was killed): nothing will read the results.
   process.on("disconnect", () => process.exit(0));
   process.on("message", async (request: ParseRequest) => {
