@@ -15,7 +15,7 @@ export async function parseTiff(data: Uint8Array): Promise<ParsedDocument> {
   let frames: UTIF.IFD[];
   try {
     // NewSubfileType bit 0 marks reduced-resolution copies (thumbnails), not pages.
-    frames = UTIF.decode(buffer).filter((ifd) => (Number((ifd.t254 as number[] | undefined)?.[0] ?? 0) & 1) === 0);
+    frames = UTIF.decode(buffer).filter((ifd) => (tag(ifd, "t254", 0) & 1) === 0);
   } catch {
     throw new ParseError(INVALID);
   }
@@ -33,7 +33,7 @@ export async function parseTiff(data: Uint8Array): Promise<ParsedDocument> {
 async function framePng(buffer: ArrayBuffer, frame: UTIF.IFD): Promise<Buffer> {
   let rgba: Uint8Array;
   try {
-    assertOcrSize(Number((frame.t256 as number[])?.[0]), Number((frame.t257 as number[])?.[0]), INVALID);
+    assertOcrSize(tag(frame, "t256", NaN), tag(frame, "t257", NaN), INVALID);
     describeJpegOutput(frame);
     UTIF.decodeImage(buffer, frame);
     rgba = isCmyk(frame) ? cmykToRgba(frame) : UTIF.toRGBA8(frame);
