@@ -1,6 +1,7 @@
 // Loads what a search result shows for the chosen chunks. The ready-status join is the final guard:
 // a chunk whose document stopped being ready since the index was read is never returned.
 import type { Db } from "../store/db.ts";
+import { searchableDocumentSql } from "../store/documents.ts";
 
 export interface ChunkHit {
   rowid: number;
@@ -27,7 +28,7 @@ export function loadChunkHits(db: Db, kbId: string, rowids: number[]): Map<numbe
       `SELECT c.rowid, c.id AS chunk_id, c.document_id, d.name AS document_name, c.text, c.chunk_index, c.start_page,
          c.end_page, c.section_heading, d.metadata AS document_metadata
        FROM chunks c JOIN documents d ON d.id = c.document_id
-       WHERE c.rowid IN (SELECT value FROM json_each(?)) AND +c.kb_id = ? AND d.status = 'ready' AND d.deleting = 0`,
+       WHERE c.rowid IN (SELECT value FROM json_each(?)) AND +c.kb_id = ? AND ${searchableDocumentSql("d")}`,
     )
     .all(JSON.stringify(rowids), kbId);
   return new Map(rows.map((row) => [row.rowid, row]));

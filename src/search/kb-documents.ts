@@ -9,6 +9,7 @@ import { newMask } from "./mask.ts";
 import type { Db } from "../store/db.ts";
 import { parseJsonObject } from "../store/json.ts";
 import type { DocumentPredicate } from "./filters.ts";
+import { searchableDocumentSql } from "../store/documents.ts";
 
 interface DocumentEntry {
   metadataJson: string;
@@ -21,6 +22,7 @@ interface DocumentEntry {
 
 type DocumentRow = [id: string, metadata: string, status: string, first: number | null, last: number | null];
 
+const SEARCHABLE = searchableDocumentSql();
 /** A document being deleted (store/deletions.ts) counts as not ready. */
 const COLUMNS = "id, metadata, CASE WHEN deleting = 1 THEN 'deleting' ELSE status END, first_chunk_rowid, last_chunk_rowid";
 /** Documents read (and their metadata parsed) between two turns of the event loop in the first load. */
@@ -157,8 +159,8 @@ export class KbDocuments {
   private countAll(): void {
     const row = this.db
       .query<{ chunks: number | null; notReady: number | null; maxRowid: number | null; bytes: number | null }, [string]>(
-        `SELECT SUM(CASE WHEN status = 'ready' AND deleting = 0 THEN last_chunk_rowid - first_chunk_rowid + 1 ELSE 0 END) AS chunks,
-                SUM(status != 'ready' OR deleting = 1) AS notReady, MAX(last_chunk_rowid) AS maxRowid, SUM(LENGTH(metadata)) AS bytes
+        `SELECT SUM(CASE WHEN ${SEARCHABLE} THEN last_chunk_rowid - first_chunk_rowid + 1 ELSE 0 END) AS chunks,
+                SUM(NOT ${SEARCHABLE}) AS notReady, MAX(last_chunk_rowid) AS maxRowid, SUM(LENGTH(metadata)) AS bytes
          FROM documents WHERE kb_id = ? AND first_chunk_rowid IS NOT NULL`,
       )
       .get(this.kbId);

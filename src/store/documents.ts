@@ -63,6 +63,15 @@ export interface DocumentListOptions {
   status?: DocumentStatus;
 }
 
+/**
+ * SQL for "the document can be searched": ready and not being deleted (store/deletions.ts). `alias`: the
+ * documents table's alias in the query, if it has one.
+ */
+export function searchableDocumentSql(alias = ""): string {
+  const column = (name: string) => (alias ? `${alias}.${name}` : name);
+  return `(${column("status")} = 'ready' AND ${column("deleting")} = 0)`;
+}
+
 /** Newest first (none being deleted); the cursor is the last id seen (ids sort by creation time). */
 export function listDocuments(db: Db, kbId: string, options: DocumentListOptions): Page<Document> {
   const where = ["kb_id = ?", "deleting = 0"];
