@@ -31,7 +31,7 @@ const DELTA_CAP = 200_000;
 const KEYWORD_BYTES_PER_CHUNK = 1_000;
 
 interface OpenSegment {
-  /** Mapped here for its statistics; searched, like the vector side, on the search threads (segment-searcher.ts). */
+  /** Read here for its statistics (through the search threads' mapping); searched, like the vector side, on the search threads (segment-searcher.ts). */
   keyword: KeywordSegment;
   keywordDir: string;
   vectorDir: string;
@@ -156,8 +156,8 @@ export class KbIndex {
   }
 
   private closeSegment(segment: OpenSegment): void {
-    this.searcher.close(segment.keywordDir);
-    this.searcher.close(segment.vectorDir);
+    void this.searcher.close(segment.keywordDir);
+    void this.searcher.close(segment.vectorDir);
   }
 
   /** The eligibility for the segment's chunks: `eligible` less the tombstones. */
@@ -174,14 +174,21 @@ export class KbIndex {
 
   private open(published: SegmentPlace): void {
     const previous = this.segment;
-    this.segment = {
-      keyword: KeywordSegment.open(`${published.dir}/keyword`),
-      keywordDir: `${published.dir}/keyword`,
-      vectorDir: `${published.dir}/vector`,
-      watermark: published.watermark,
-      rankerBytes: rankerBytes(`${published.dir}/vector`, this.dimension),
-    };
-    this.searcher.openVectors(this.segment.vectorDir);
+    const keywordDir = `${published.dir}/keyword`;
+    const vectorDir = `${published.dir}/vector`;
+    const held: string[] = [];
+    let keyword: KeywordSegment;
+    try {
+      for (const dir of [keywordDir, vectorDir]) {
+        this.searcher.open(dir);
+        held.push(dir);
+      }
+      keyword = KeywordSegment.open(keywordDir, (path) => this.searcher.mapping(path));
+    } catch (error) {
+      for (const dir of held) void this.searcher.close(dir);
+      throw error;
+    }
+    this.segment = { keyword, keywordDir, vectorDir, watermark: published.watermark, rankerBytes: rankerBytes(vectorDir, this.dimension) };
     if (previous) this.closeSegment(previous);
     this.deltaKeyword = new KeywordIndex();
     this.deltaVectors = new DeltaVectors(this.dimension);

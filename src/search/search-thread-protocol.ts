@@ -1,4 +1,5 @@
 // Messages between the HTTP thread (segment-searcher.ts) and a search thread (search-thread.ts).
+import type { SharedFile } from "./file-mapping.ts";
 import type { RowidHit } from "./rowid-hit.ts";
 import type { Shard } from "./shard.ts";
 
@@ -16,10 +17,14 @@ export interface KeywordQuery {
 
 export type ToSearchThread =
   | { type: "init"; dataDir: string; dimension: number }
-  /** Opens a vector segment ahead of its first search. */
-  | { type: "open"; dir: string }
-  | { type: "close"; dir: string }
+  /** Where the HTTP thread mapped a segment directory's files (segment-mappings.ts): searches of it view them. */
+  | { type: "open"; dir: string; files: SharedFile[] }
+  /** Drops the directory's segment and views; answered with "closed", after which the mappings may go. */
+  | { type: "close"; id: number; dir: string }
   | { type: "vector"; id: number; shard: Shard; dir: string; query: Float32Array; eligible: Uint8Array | null; eligibleCount: number; limit: number }
   | { type: "keyword"; id: number; shard: Shard; dir: string; query: KeywordQuery; eligible: Uint8Array | null; limit: number };
 
-export type FromSearchThread = { type: "result"; id: number; hits: RowidHit[] } | { type: "failed"; id: number; message: string };
+export type FromSearchThread =
+  | { type: "result"; id: number; hits: RowidHit[] }
+  | { type: "failed"; id: number; message: string }
+  | { type: "closed"; id: number };

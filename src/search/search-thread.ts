@@ -1,10 +1,11 @@
-// A search thread: holds open segments (memory-mapped) and answers searches on them, so that scoring a
-// million chunks never holds up the HTTP thread. There is one per core (segment-searcher.ts), and each
-// search is split between them: every thread scores its shard of the segment (shard.ts), so one search
-// uses every core, and each thread reads its own share of the file pages.
+// A search thread: holds open segments and answers searches on them, so that scoring a million chunks
+// never holds up the HTTP thread. There is one per core (segment-searcher.ts), and each search is split
+// between them: every thread scores its shard of the segment (shard.ts), so one search uses every core.
+// A segment's files are read through views of the HTTP thread's mappings (segment-mappings.ts).
 import { prepareRuntime } from "../runtime/index.ts";
 import { KeywordSegment } from "./keyword/index.ts";
 import { VectorSegment } from "./vector/segment.ts";
+import { mapFile, viewOf, type SharedFile } from "./file-mapping.ts";
 import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-thread-protocol.ts";
 import type { RowidHit } from "./rowid-hit.ts";
 import type { Shard } from "./shard.ts";
@@ -13,18 +14,29 @@ declare const self: Worker;
 
 const vectorSegments = new Map<string, VectorSegment>();
 const keywordSegments = new Map<string, KeywordSegment>();
+/** The HTTP thread's mappings of the files of each open directory, by path. */
+const sharedFiles = new Map<string, Map<string, SharedFile>>();
 let dimension = 0;
 let ready: Promise<void> = Promise.resolve();
 
+/** A view of the HTTP thread's mapping of the file; should it have none (the directory was closed), a mapping of this thread's own. */
+function sharedOrOwn(dir: string): (path: string) => Uint8Array {
+  const files = sharedFiles.get(dir);
+  return (path) => {
+    const file = files?.get(path);
+    return file ? viewOf(file) : mapFile(path);
+  };
+}
+
 function vectorSegment(dir: string): VectorSegment {
   let open = vectorSegments.get(dir);
-  if (!open) vectorSegments.set(dir, (open = VectorSegment.open(dir, dimension)));
+  if (!open) vectorSegments.set(dir, (open = VectorSegment.open(dir, dimension, undefined, sharedOrOwn(dir))));
   return open;
 }
 
 function keywordSegment(dir: string): KeywordSegment {
   let open = keywordSegments.get(dir);
-  if (!open) keywordSegments.set(dir, (open = KeywordSegment.open(dir)));
+  if (!open) keywordSegments.set(dir, (open = KeywordSegment.open(dir, sharedOrOwn(dir))));
   return open;
 }
 
@@ -47,14 +59,12 @@ self.onmessage = async (event: MessageEvent<ToSearchThread>) => {
   }
   await ready;
   if (message.type === "open") {
-    try {
-      vectorSegment(message.dir);
-    } catch {
-      // Reported by the first search on it.
-    }
+    sharedFiles.set(message.dir, new Map(message.files.map((file) => [file.path, file])));
   } else if (message.type === "close") {
     vectorSegments.delete(message.dir);
     keywordSegments.delete(message.dir);
+    sharedFiles.delete(message.dir);
+    post({ type: "closed", id: message.id });
   } else {
     try {
       const hits =

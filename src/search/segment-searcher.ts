@@ -1,10 +1,11 @@
 // The HTTP thread's handle on the search threads (search-thread.ts): one per core, up to MAX_THREADS.
 // Every search goes to all of them, each scoring its shard of the segment (shard.ts), and their hits are
 // merged: one search uses every core, and concurrent searches share them evenly. Each search is a
-// message answered by a promise; a thread that died is started again on the next search (it reopens
-// segments on demand).
+// message answered by a promise; a thread that died is started again on the next search. The threads read
+// the segments through views of mappings held here (segment-mappings.ts).
 import { availableParallelism } from "node:os";
 import { mergeHits, type RowidHit } from "./rowid-hit.ts";
+import { SegmentMappings } from "./segment-mappings.ts";
 import type { Shard } from "./shard.ts";
 import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-thread-protocol.ts";
 
@@ -14,20 +15,32 @@ type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : n
 class SearchThread {
   private worker: Worker | null = null;
   private stopped = false;
-  private readonly pending = new Map<number, { resolve(hits: RowidHit[]): void; reject(error: Error): void }>();
+  private readonly pending = new Map<number, { resolve(answer: FromSearchThread): void; reject(error: Error): void }>();
   private nextId = 1;
+  /** Resolves when the latest thread has ended (a terminated thread may still be running for a moment). */
+  private ended: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly dataDir: string,
     private readonly dimension: number,
+    private readonly mappings: SegmentMappings,
   ) {}
 
-  search(message: DistributiveOmit<Search, "id">): Promise<RowidHit[]> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.send({ ...message, id } as Search);
-    });
+  async search(message: DistributiveOmit<Search, "id">): Promise<RowidHit[]> {
+    const answer = await this.request((id) => ({ ...message, id }) as Search);
+    if (answer.type === "failed") throw new Error(answer.message);
+    return answer.type === "result" ? answer.hits : [];
+  }
+
+  /** Resolves once the thread has dropped the directory's segment and views, or has ended (then it holds none). */
+  async closeDir(dir: string): Promise<void> {
+    const ended = this.ended;
+    try {
+      if (this.worker && !this.stopped) return void (await this.request((id) => ({ type: "close", id, dir })));
+    } catch {
+      // Stopped meanwhile.
+    }
+    await ended;
   }
 
   send(message: ToSearchThread): void {
@@ -40,7 +53,7 @@ class SearchThread {
     if (!this.stopped) this.thread();
   }
 
-  /** Sends `message` only to a running thread (a thread started later has nothing open). */
+  /** Sends `message` only to a running thread (a thread that starts is sent every held directory). */
   sendIfRunning(message: ToSearchThread): void {
     if (this.worker && !this.stopped) this.worker.postMessage(message);
   }
@@ -56,21 +69,30 @@ class SearchThread {
     if (this.worker) return this.worker;
     const worker = new Worker(new URL("./search-thread.ts", import.meta.url).href);
     worker.onmessage = (event: MessageEvent<FromSearchThread>) => this.receive(event.data);
+    this.ended = new Promise((resolve) => worker.addEventListener("close", () => resolve()));
     worker.addEventListener("close", () => {
       if (this.worker === worker) this.worker = null;
       this.failAll("A search thread stopped");
     });
     (worker as Worker & { unref(): void }).unref();
     worker.postMessage({ type: "init", dataDir: this.dataDir, dimension: this.dimension } satisfies ToSearchThread);
+    for (const [dir, files] of this.mappings.held()) worker.postMessage({ type: "open", dir, files } satisfies ToSearchThread);
     return (this.worker = worker);
+  }
+
+  private request(message: (id: number) => ToSearchThread): Promise<FromSearchThread> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.send(message(id));
+    });
   }
 
   private receive(message: FromSearchThread): void {
     const waiting = this.pending.get(message.id);
     if (!waiting) return;
     this.pending.delete(message.id);
-    if (message.type === "result") waiting.resolve(message.hits);
-    else waiting.reject(new Error(message.message));
+    waiting.resolve(message);
   }
 
   private failAll(reason: string): void {
@@ -87,10 +109,11 @@ const MAX_THREADS = 4;
 
 export class SegmentSearcher {
   private readonly threads: SearchThread[];
+  private readonly mappings = new SegmentMappings();
 
   constructor(dataDir: string, dimension: number) {
     const count = Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
-    this.threads = Array.from({ length: count }, () => new SearchThread(dataDir, dimension));
+    this.threads = Array.from({ length: count }, () => new SearchThread(dataDir, dimension, this.mappings));
   }
 
   get threadCount(): number {
@@ -102,13 +125,23 @@ export class SegmentSearcher {
     for (const thread of this.threads) thread.start();
   }
 
-  /** Starts opening a vector segment so that its first search need not wait for it. */
-  openVectors(dir: string): void {
-    for (const thread of this.threads) thread.send({ type: "open", dir });
+  /** Maps a segment directory's files for the threads (once, however many open segments hold it). */
+  open(dir: string): void {
+    const files = this.mappings.hold(dir);
+    for (const thread of this.threads) thread.sendIfRunning({ type: "open", dir, files });
   }
 
-  close(dir: string): void {
-    for (const thread of this.threads) thread.sendIfRunning({ type: "close", dir });
+  /** The mapping of a file of an open directory, for reading it on this thread too. */
+  mapping(path: string): Uint8Array {
+    return this.mappings.map(path);
+  }
+
+  /** Lets go of a directory `open` held; its mappings go once no holder is left and every thread has dropped its views. */
+  async close(dir: string): Promise<void> {
+    if (!this.mappings.letGo(dir)) return;
+    // A thread that fails to answer has stopped, and holds no views either.
+    await Promise.allSettled(this.threads.map((thread) => thread.closeDir(dir)));
+    this.mappings.unmap(dir);
   }
 
   vector(dir: string, query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number): Promise<RowidHit[]> {

@@ -13,6 +13,11 @@ export interface Shard {
 
 export const WHOLE: Shard = { index: 0, count: 1 };
 
+/** Every shard of a search split `count` ways. */
+export function allShards(count: number): Shard[] {
+  return Array.from({ length: count }, (_, index) => ({ index, count }));
+}
+
 /** Shard `index`'s part [from, to) of the range [start, end). */
 export function shardRange(start: number, end: number, { index, count }: Shard): [number, number] {
   const length = end - start;

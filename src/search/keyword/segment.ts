@@ -9,6 +9,7 @@ import { maxScoreSearch } from "./max-score.ts";
 import { denseSumSearch } from "./dense-sum.ts";
 import type { QueryTerm } from "./term-cursors.ts";
 import { shardRange, WHOLE, type Shard } from "../shard.ts";
+import { mapFile, type MapFile } from "../file-mapping.ts";
 
 const utf8 = new TextEncoder();
 
@@ -85,10 +86,10 @@ export class KeywordSegment implements PostingSource {
     this.blockMinLen = view(Uint16Array, "blockMinLen", blockCount);
   }
 
-  /** Maps `dir`/keyword.seg; the mapping lives as long as the object (the file may be deleted meanwhile). */
-  static open(dir: string): KeywordSegment {
+  /** Maps `dir`/keyword.seg (the file may be deleted meanwhile: the mapping stays). */
+  static open(dir: string, map: MapFile = mapFile): KeywordSegment {
     const path = join(dir, KEYWORD_SEGMENT_FILE);
-    const bytes = Bun.mmap(path);
+    const bytes = map(path);
     return new KeywordSegment(bytes, decodeHeader(bytes, path));
   }
 

@@ -22,6 +22,7 @@ import { blockedLength } from "./pq-blocks.ts";
 import { PqScan } from "./pq-scan.ts";
 import { readMeta, SEGMENT_FILES } from "./segment-files.ts";
 import { shardRange, WHOLE, type Shard } from "../shard.ts";
+import { mapFile, type MapFile } from "../file-mapping.ts";
 
 export interface SegmentHit {
   rowid: number;
@@ -50,10 +51,6 @@ const MASK_WALK_WITHIN = 4;
 /** A filter leaving at most budget / this many chunks has them all scored exactly (~5 ms for 12k). */
 const EXACT_BELOW_SHARE_OF_BUDGET = 8;
 
-function mapped<T>(dir: string, file: string, length: number, View: { new (buffer: ArrayBufferLike, offset: number, length: number): T }): T {
-  const bytes = Bun.mmap(join(dir, file), { shared: false });
-  return new View(bytes.buffer, bytes.byteOffset, length);
-}
 
 export class VectorSegment {
   /** Made at the first probing search (it copies the centroids). */
@@ -80,31 +77,35 @@ export class VectorSegment {
     readonly pqCodes: Uint8Array | null,
   ) {}
 
-  static open(dir: string, dimension: number, tuning = SEARCH_TUNING): VectorSegment {
+  static open(dir: string, dimension: number, tuning = SEARCH_TUNING, map: MapFile = mapFile): VectorSegment {
     const { count, lists, groups, trainedCount } = readMeta(dir, dimension);
+    const mapped = <T>(file: string, length: number, View: { new (buffer: ArrayBufferLike, offset: number, length: number): T }): T => {
+      const bytes = map(join(dir, file));
+      return new View(bytes.buffer, bytes.byteOffset, length);
+    };
     if (count === 0) {
       const quantizer = { centroids: new Float32Array(0), groups: new Float32Array(0), groupStarts: new Int32Array(1) };
       return new VectorSegment(dir, dimension, tuning, 0, new Int32Array(0), new Int8Array(0), new Float32Array(0), quantizer, new Int32Array(1), new Int32Array(0), new Int32Array(0), null, null);
     }
-    const pq = lists > 1 ? new ProductQuantizer(dimension, mapped(dir, SEGMENT_FILES.pqCodebooks, dimension * PQ_CENTROIDS, Float32Array)) : null;
+    const pq = lists > 1 ? new ProductQuantizer(dimension, mapped(SEGMENT_FILES.pqCodebooks, dimension * PQ_CENTROIDS, Float32Array)) : null;
     return new VectorSegment(
       dir,
       dimension,
       tuning,
       trainedCount,
-      mapped(dir, SEGMENT_FILES.rowids, count, Int32Array),
-      mapped(dir, SEGMENT_FILES.codes, count * dimension, Int8Array),
-      mapped(dir, SEGMENT_FILES.scales, count, Float32Array),
+      mapped(SEGMENT_FILES.rowids, count, Int32Array),
+      mapped(SEGMENT_FILES.codes, count * dimension, Int8Array),
+      mapped(SEGMENT_FILES.scales, count, Float32Array),
       {
-        centroids: mapped(dir, SEGMENT_FILES.centroids, lists * dimension, Float32Array),
-        groups: mapped(dir, SEGMENT_FILES.groups, groups * dimension, Float32Array),
-        groupStarts: mapped(dir, SEGMENT_FILES.groupStarts, groups + 1, Int32Array),
+        centroids: mapped(SEGMENT_FILES.centroids, lists * dimension, Float32Array),
+        groups: mapped(SEGMENT_FILES.groups, groups * dimension, Float32Array),
+        groupStarts: mapped(SEGMENT_FILES.groupStarts, groups + 1, Int32Array),
       },
-      mapped(dir, SEGMENT_FILES.listStarts, lists + 1, Int32Array),
-      mapped(dir, SEGMENT_FILES.listSlots, count, Int32Array),
-      mapped(dir, SEGMENT_FILES.listRowids, count, Int32Array),
+      mapped(SEGMENT_FILES.listStarts, lists + 1, Int32Array),
+      mapped(SEGMENT_FILES.listSlots, count, Int32Array),
+      mapped(SEGMENT_FILES.listRowids, count, Int32Array),
       pq,
-      pq ? mapped(dir, SEGMENT_FILES.pqCodes, blockedLength(count, pq.parts), Uint8Array) : null,
+      pq ? mapped(SEGMENT_FILES.pqCodes, blockedLength(count, pq.parts), Uint8Array) : null,
     );
   }
 

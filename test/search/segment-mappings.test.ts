@@ -1,0 +1,87 @@
+// The search threads read a segment through the HTTP thread's one mapping of each file (segment-mappings.ts):
+// however many threads search it, the process maps each file once, and the mapping goes only after every
+// thread has dropped its views. Checked on a real segment, real search threads and /proc/self/maps.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SegmentMappings } from "../../src/search/segment-mappings.ts";
+import { SegmentSearcher } from "../../src/search/segment-searcher.ts";
+import { allShards } from "../../src/search/shard.ts";
+import { mergeHits } from "../../src/search/rowid-hit.ts";
+import { VectorSegment } from "../../src/search/vector/segment.ts";
+import { SEGMENT_FILES } from "../../src/search/vector/segment-files.ts";
+import { writeVectorSegment } from "../../src/search/vector/segment-writer.ts";
+import { unitVectors } from "./vector-segment-data.ts";
+
+const DIMENSION = 512;
+const root = mkdtempSync(join(tmpdir(), "quarry-segment-mappings-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const pool = unitVectors(2010, DIMENSION, 1, 40);
+const queries = pool.slice(2000);
+const dir = join(root, "vector");
+writeVectorSegment(dir, pool.slice(0, 2000).map((vector, i) => ({ rowid: 2 * i + 1, vector })), DIMENSION, undefined, { lists: 16 });
+const codesPath = join(dir, SEGMENT_FILES.codes);
+
+/** How many mappings of the file this process has. */
+function mappingsOf(path: string): number {
+  return readFileSync("/proc/self/maps", "utf8").split("\n").filter((line) => line.endsWith(` ${path}`)).length;
+}
+
+test("a directory held twice is mapped once; it stays mapped until its last holder lets go, unless held again", () => {
+  const other = join(root, "other");
+  writeVectorSegment(other, pool.slice(0, 300).map((vector, i) => ({ rowid: i + 1, vector })), DIMENSION);
+  writeFileSync(join(other, "empty"), "");
+  const mappings = new SegmentMappings();
+  const first = mappings.hold(other);
+  const second = mappings.hold(other);
+  expect(second).toEqual(first);
+  // Empty files are left out (there is nothing to map).
+  expect(first.map((file) => file.path)).not.toContain(join(other, "empty"));
+  const codes = join(other, SEGMENT_FILES.codes);
+  expect(mappings.map(codes)).toBe(mappings.map(codes));
+  expect(mappingsOf(codes)).toBe(1);
+  expect(mappings.letGo(other)).toBe(false);
+  expect(mappings.letGo(other)).toBe(true);
+  // Held again before the threads answered: the mappings stay, at the same addresses.
+  expect(mappings.hold(other)).toEqual(first);
+  mappings.unmap(other);
+  expect(mappings.held().map(([held]) => held)).toEqual([other]);
+  expect(mappings.letGo(other)).toBe(true);
+  mappings.unmap(other);
+  expect(mappings.held()).toEqual([]);
+  // A file of no held directory gets a mapping of its own.
+  expect(mappings.map(codes)).not.toBe(mappings.map(codes));
+});
+
+/** What the threads should answer: the segment searched here, shard by shard, through the same mapping (let go on return). */
+function shardedHits(searcher: SegmentSearcher) {
+  const segment = VectorSegment.open(dir, DIMENSION, undefined, (path) => searcher.mapping(path));
+  return queries.map((query) => mergeHits(allShards(searcher.threadCount).map((shard) => segment.search(query, null, 2000, 10, shard)), 10));
+}
+
+test("the search threads answer through the HTTP thread's mapping, with the hits of the segment's own; closing lets it go", async () => {
+  const searcher = new SegmentSearcher(root, DIMENSION);
+  searcher.start();
+  try {
+    searcher.open(dir);
+    const expected = shardedHits(searcher);
+    for (const [q, query] of queries.entries()) expect(await searcher.vector(dir, query, null, 2000, 10)).toEqual(expected[q]);
+    // Every thread has searched every list's pages of the file, through one mapping.
+    expect(mappingsOf(codesPath)).toBe(1);
+    await searcher.close(dir);
+    // Each thread answered the close; the mapping is unmapped once collected.
+    for (let attempt = 0; attempt < 20 && mappingsOf(codesPath) > 0; attempt++) {
+      Bun.gc(true);
+      await Bun.sleep(10);
+    }
+    expect(mappingsOf(codesPath)).toBe(0);
+    // Opened again, it is searched as before.
+    searcher.open(dir);
+    expect((await searcher.vector(dir, queries[0], null, 2000, 10)).length).toBe(10);
+    expect(mappingsOf(codesPath)).toBe(1);
+  } finally {
+    searcher.stop();
+  }
+});
