@@ -103,7 +103,8 @@ export class KbIndex {
     return this.documents.eligibility(predicate, filterKey);
   }
 
-  async keywordSearch(query: string, { mask: eligible, count: eligibleCount }: Eligibility, limit: number): Promise<RowidHit[]> {
+  /** `hybrid`: the vector side runs at the same time, on the other search threads (segment-searcher.ts). */
+  async keywordSearch(query: string, { mask: eligible, count: eligibleCount }: Eligibility, limit: number, hybrid = false): Promise<RowidHit[]> {
     const weights = queryTermWeights(query);
     if (weights.size === 0) return [];
     const segment = this.segment;
@@ -124,15 +125,16 @@ export class KbIndex {
     if (!segment) return fromDelta;
     const eligibleShare = eligible ? eligibleCount / liveChunks : 1;
     const keywordQuery = { terms: [...weights], chunkCount, averageLength, documentFrequencies: [...documentFrequencies], eligibleShare };
-    const fromSegment = await this.searcher.keyword(segment.keywordDir, keywordQuery, this.segmentMask(eligible), limit);
+    const fromSegment = await this.searcher.keyword(segment.keywordDir, keywordQuery, this.segmentMask(eligible), limit, hybrid);
     return mergeHits([fromSegment, fromDelta], limit);
   }
 
-  async vectorSearch(query: Float32Array, scope: Eligibility, limit: number): Promise<RowidHit[]> {
+  /** `hybrid`: the keyword side runs at the same time, on the other search threads (segment-searcher.ts). */
+  async vectorSearch(query: Float32Array, scope: Eligibility, limit: number, hybrid = false): Promise<RowidHit[]> {
     const fromDelta = this.deltaVectors.search(query, scope.mask, limit);
     const segment = this.segment;
     if (!segment) return fromDelta;
-    const fromSegment = await this.searcher.vector(segment.vectorDir, query, this.segmentMask(scope.mask), scope.count, limit);
+    const fromSegment = await this.searcher.vector(segment.vectorDir, query, this.segmentMask(scope.mask), scope.count, limit, hybrid);
     return mergeHits([fromSegment, fromDelta], limit);
   }
 

@@ -21,7 +21,8 @@ export type ToSearchThread =
   | { type: "open"; dir: string; files: SharedFile[] }
   /** Drops the directory's segment and views; answered with "closed", after which the mappings may go. */
   | { type: "close"; id: number; dir: string }
-  | { type: "vector"; id: number; shard: Shard; dir: string; query: Float32Array; eligible: Uint8Array | null; eligibleCount: number; limit: number }
+  /** `shards`: those of the search this thread scores (several in one pass when a hybrid search's vector side has fewer threads). */
+  | { type: "vector"; id: number; shards: Shard[]; dir: string; query: Float32Array; eligible: Uint8Array | null; eligibleCount: number; limit: number }
   | { type: "keyword"; id: number; shard: Shard; dir: string; query: KeywordQuery; eligible: Uint8Array | null; limit: number };
 
 export type FromSearchThread =

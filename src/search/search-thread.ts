@@ -69,7 +69,7 @@ self.onmessage = async (event: MessageEvent<ToSearchThread>) => {
     try {
       const hits =
         message.type === "vector"
-          ? vectorSegment(message.dir).search(message.query, message.eligible, message.eligibleCount, message.limit, message.shard)
+          ? vectorSegment(message.dir).search(message.query, message.eligible, message.eligibleCount, message.limit, message.shards)
           : keywordSearch(message.dir, message.query, message.eligible, message.limit, message.shard);
       post({ type: "result", id: message.id, hits });
     } catch (error) {

@@ -79,7 +79,8 @@ export class SearchService {
     const usage: SearchUsage = { embedding_tokens: 0, rerank_applied: false, rerank_calls: 0, chunks_searched: 0, search_mode: request.mode };
 
     // The keyword side runs on the search threads while the query is embedded on the model's threads;
-    // the vector side follows on the search threads once the query is embedded.
+    // the vector side follows on the search threads once the query is embedded. In hybrid mode each side
+    // has its own share of the search threads (segment-searcher.ts).
     // Eligibility is by chunk rowid, so it stays valid across the embedding await: computed once.
     let index = this.deps.indexes.get(kbId);
     await index.caughtUp();
@@ -87,15 +88,16 @@ export class SearchService {
     // A first load of the documents lets other requests run, which may let this index go under the memory budget.
     if (index.closed) index = this.deps.indexes.get(kbId);
     usage.chunks_searched = scope.count;
+    const hybrid = request.mode === "hybrid";
     const keywordSide: Promise<RowidHit[]> =
-      request.mode === "vector" ? Promise.resolve([]) : index.keywordSearch(request.keywordQuery ?? request.query, scope, sideDepth);
+      request.mode === "vector" ? Promise.resolve([]) : index.keywordSearch(request.keywordQuery ?? request.query, scope, sideDepth, hybrid);
     const vectorSide: Promise<RowidHit[]> =
       request.mode === "keyword"
         ? Promise.resolve([])
         : this.embedQuery(request.query).then(({ vector, tokens }) => {
             usage.embedding_tokens = tokens;
             // Meanwhile the index may have taken a new segment, or been let go under the memory budget.
-            return this.deps.indexes.get(kbId).vectorSearch(vector, scope, sideDepth);
+            return this.deps.indexes.get(kbId).vectorSearch(vector, scope, sideDepth, hybrid);
           });
     // Both settle before a failure is reported (the embedding's first), so that no rejection goes unhandled.
     const [vectorResult, keywordResult] = await Promise.allSettled([vectorSide, keywordSide]);

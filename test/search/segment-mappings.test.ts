@@ -58,7 +58,7 @@ test("a directory held twice is mapped once; it stays mapped until its last hold
 /** What the threads should answer: the segment searched here, shard by shard, through the same mapping (let go on return). */
 function shardedHits(searcher: SegmentSearcher) {
   const segment = VectorSegment.open(dir, DIMENSION, undefined, (path) => searcher.mapping(path));
-  return queries.map((query) => mergeHits(allShards(searcher.threadCount).map((shard) => segment.search(query, null, 2000, 10, shard)), 10));
+  return queries.map((query) => mergeHits(allShards(searcher.threadCount).map((shard) => segment.search(query, null, 2000, 10, [shard])), 10));
 }
 
 test("the search threads answer through the HTTP thread's mapping, with the hits of the segment's own; closing lets it go", async () => {

@@ -68,6 +68,14 @@ test("a knowledge base folded into a segment is searched in every mode, with fil
   }
 });
 
+test("a hybrid search's sides, each on its own search threads, rank as the modes alone: alpha 1 as vector, alpha 0 as keyword", async () => {
+  for (const query of ["volcano eruption lava", "bread dough oven", "ships at sea"]) {
+    const ids = async (body: Record<string, unknown>) => (await search(server, kb, { query, top_k: 10, rerank: false, ...body })).results.map((r) => r.chunk_id);
+    expect(await ids({ mode: "hybrid", alpha: 1 })).toEqual(await ids({ mode: "vector" }));
+    expect(await ids({ mode: "hybrid", alpha: 0 })).toEqual(await ids({ mode: "keyword" }));
+  }
+});
+
 test("deleted documents disappear from the segment's results; new ones are found beside it", async () => {
   const before = segments(dataDir, kb.kbId);
   const del = await server.request("DELETE", `/v1/knowledge-bases/${kb.kbId}/documents/${kb.docs.baking}`, { token: kb.account.apiKey });

@@ -14,6 +14,7 @@ import { writeVectorSegment, type VectorRow } from "../../src/search/vector/segm
 import { exactTop, unitVectors } from "./vector-segment-data.ts";
 import { uniform } from "../../scripts/seeded-random.ts";
 import { mergeHits } from "../../src/search/rowid-hit.ts";
+import { allShards } from "../../src/search/shard.ts";
 
 const DIMENSION = 512;
 const COUNT = 3000;
@@ -66,12 +67,15 @@ test("a reopened segment finds the exact top 10 (recall >= 0.95) with cosine sco
   expect(found / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
 });
 
-test("its shards visit the same lists: merged, they find at least what the whole segment finds", () => {
+test("its shards visit the same lists: merged, they find at least what the whole segment finds; in one pass, the same", () => {
   for (const [eligible, count] of [[null, COUNT], Object.values(mask(0.1, 5)), Object.values(mask(0.005, 6))] as [Uint8Array | null, number][]) {
     for (const query of queries) {
       const whole = segment.search(query, eligible, count, 10);
-      const shards = [0, 1].map((index) => segment.search(query, eligible, count, 10, { index, count: 2 }));
+      const shards = allShards(2).map((shard) => segment.search(query, eligible, count, 10, [shard]));
       const merged = mergeHits(shards, 10);
+      // One thread scoring both shards (a hybrid search's vector side on 2 cores, segment-searcher.ts).
+      expect(segment.search(query, eligible, count, 10, allShards(2))).toEqual(merged);
+      expect(segment.search(query, eligible, count, 10, allShards(3))).toEqual(mergeHits(allShards(3).map((shard) => segment.search(query, eligible, count, 10, [shard])), 10));
       expect(merged).toHaveLength(whole.length);
       // Each shard re-scores its own best candidates, so the merged list can only score higher.
       merged.forEach((hit, i) => expect(hit.score).toBeGreaterThanOrEqual(whole[i].score - 1e-9));
@@ -133,7 +137,8 @@ test("a scan of a few eligible chunks finds their exact top k, walking the mask 
     for (const query of queries.slice(0, 5)) {
       const expected = exact.search(query, eligible, 15).map((hit) => ({ rowid: hit.id, score: hit.score }));
       expect(flat.search(query, eligible, count, 15)).toEqual(expected);
-      expect(mergeHits([0, 1].map((index) => flat.search(query, eligible, count, 15, { index, count: 2 })), 15)).toEqual(expected);
+      expect(mergeHits(allShards(2).map((shard) => flat.search(query, eligible, count, 15, [shard])), 15)).toEqual(expected);
+      expect(flat.search(query, eligible, count, 15, allShards(2))).toEqual(expected);
       expect(flat.search(query, eligible, count, 1000).map((hit) => hit.rowid).sort((a, b) => a - b)).toEqual(ids.filter((rowid) => eligible[rowid] === 1));
     }
   }

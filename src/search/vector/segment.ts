@@ -13,7 +13,7 @@
 // in-memory VectorIndex scores (vector/int8-codes.ts), so the two can be merged.
 import { join } from "node:path";
 import { TopK } from "../topk.ts";
-import { hitsBySlot } from "../rowid-hit.ts";
+import { hitsBySlot, mergeHits, type RowidHit } from "../rowid-hit.ts";
 import type { CoarseQuantizer } from "./ivf.ts";
 import { ListRanker } from "./list-ranker.ts";
 import { CodeScan } from "./code-scan.ts";
@@ -137,31 +137,47 @@ export class VectorSegment {
    * The `limit` chunks most similar to the unit-length query, best first, scored by cosine similarity.
    * `eligible`, indexed by rowid, marks the chunks that may be returned (null: all); `eligibleCount` is
    * how many it marks (it may count chunks outside this segment: that only costs a longer search).
-   * With a shard, only that shard's part is scored (see Shard).
+   * With shards, only their parts are scored (see Shard), each as a search of its own would score it, in
+   * one pass that ranks the lists and tables the query once: shards searched together or on different
+   * threads find the same hits.
    */
-  search(query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number, shard: Shard = WHOLE): SegmentHit[] {
+  search(query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number, shards: readonly Shard[] = [WHOLE]): SegmentHit[] {
     if (this.count === 0 || limit <= 0 || query.length !== this.dimension || (eligible !== null && eligibleCount <= 0)) return [];
     const budget = Math.max(this.tuning.minVisited, Math.ceil(this.count * this.tuning.visitedShare), 4 * limit);
-    if (!this.pq || (eligible !== null && eligibleCount <= budget / EXACT_BELOW_SHARE_OF_BUDGET)) return this.scan(query, eligible, limit, shard);
-    const approximate = new TopK(Math.max(RERANK_MIN, RERANK_FACTOR * limit));
+    if (!this.pq || (eligible !== null && eligibleCount <= budget / EXACT_BELOW_SHARE_OF_BUDGET)) {
+      return mergeShardHits(shards.map((shard) => this.scan(query, eligible, limit, shard)), limit);
+    }
     const { listStarts, listSlots, listRowids } = this;
-    const scan = new PqScan(this.pq.lookupTable(query), this.pqCodes!, this.pq.parts, listSlots, approximate);
+    const table = this.pq.lookupTable(query);
+    // The scans share the thread's kernel memory: each is flushed before the next one is used.
+    const probes = shards.map((shard) => {
+      const approximate = new TopK(Math.max(RERANK_MIN, RERANK_FACTOR * limit));
+      return { shard, approximate, scan: new PqScan(table, this.pqCodes!, this.pq!.parts, listSlots, approximate) };
+    });
+    let searching = probes;
     let visited = 0;
     this.ranker ??= new ListRanker(this.quantizer.centroids, this.dimension);
     // Twice the lists of average size the budget takes: more are ranked only if the search goes on.
     for (const list of this.ranker.rank(query, Math.ceil((2 * budget * this.lists) / this.count))) {
-      const [start, end] = shardRange(listStarts[list], listStarts[list + 1], shard);
-      if (eligible === null) scan.addRange(start, end);
-      else for (let position = start; position < end; position++) if (eligible[listRowids[position]] === 1) scan.add(position);
-      scan.flush();
+      for (const { shard, scan } of searching) {
+        const [start, end] = shardRange(listStarts[list], listStarts[list + 1], shard);
+        if (eligible === null) scan.addRange(start, end);
+        else for (let position = start; position < end; position++) if (eligible[listRowids[position]] === 1) scan.add(position);
+        scan.flush();
+      }
       visited += listStarts[list + 1] - listStarts[list];
-      if (visited >= budget && approximate.length >= limit) break;
+      // A shard stops once the budget is visited and it holds `limit` candidates.
+      if (visited >= budget) searching = searching.filter((probe) => probe.approximate.length < limit);
+      if (searching.length === 0) break;
     }
-    const best = new TopK(limit);
-    const exact = new CodeScan(query, this.codes, this.scales, best);
-    exact.addEach(approximate.heldIds());
-    exact.flush();
-    return hitsBySlot(best, this.rowids);
+    const hits = probes.map(({ approximate }) => {
+      const best = new TopK(limit);
+      const exact = new CodeScan(query, this.codes, this.scales, best);
+      exact.addEach(approximate.heldIds());
+      exact.flush();
+      return hitsBySlot(best, this.rowids);
+    });
+    return mergeShardHits(hits, limit);
   }
 
   /** Scores every (eligible) chunk of the shard on its codes. */
@@ -208,6 +224,11 @@ export class VectorSegment {
     }
     exact.addRange(runStart, runEnd);
   }
+}
+
+/** The best `limit` of the shards' hits (one shard's as they are). */
+function mergeShardHits(hits: RowidHit[][], limit: number): RowidHit[] {
+  return hits.length === 1 ? hits[0] : mergeHits(hits, limit);
 }
 
 /** The first slot in [slot, end) whose rowid is ≥ `rowid` (rowids ascending), by galloping then halving. */
