@@ -2,7 +2,7 @@
 // source compiles to; product-quantized scores are the sums of blocked codes' table bytes, 8-bit code scores
 // are bit for bit codeCosine's, at dimensions with and without a remainder mod 4, for single codes and
 // ranges, across more than one batch; the hits kept are the same as pushing every score; lists are
-// ranked by exactly dot()'s similarities; the keyword window's read-back finds every score above a threshold.
+// ranked by exactly dot()'s similarities; the read-backs (keyword window, product-quantized batch) find every score above a threshold.
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { KERNELS_MODULE, kernelsModule } from "../../scripts/build-kernels.ts";
@@ -133,20 +133,24 @@ for (const [lists, dimension] of [[1000, 512], [37, 7], [5, 2]]) {
   });
 }
 
-test("firstAbove finds each score above the threshold, in order, whatever the range's length and start", () => {
-  const kernels = new Kernels();
-  const count = 1003;
-  kernels.reserve(count * 8);
-  const values = kernels.doubles.subarray(0, count);
-  for (let i = 0; i < count; i++) values[i] = random() < 0.05 ? 1 + random() : random() < 0.5 ? 0 : random();
-  values[count - 1] = 2; // the last value, past the last whole group of four
-  for (const [from, to] of [[0, count], [1, count - 1], [5, 6], [7, 7], [2, 31]]) {
-    const found: number[] = [];
-    for (let at = kernels.firstAbove(from * 8, to * 8, 1); at < to * 8; at = kernels.firstAbove(at + 8, to * 8, 1)) found.push(at / 8);
-    const expected: number[] = [];
-    for (let i = from; i < to; i++) if (values[i] > 1) expected.push(i);
-    expect(found).toEqual(expected);
-  }
-  expect(kernels.firstAbove(0, count * 8, 1.5)).toBeLessThan(count * 8);
-  expect(kernels.firstAbove(0, count * 8, 2)).toBe(count * 8);
-});
+for (const [name, size] of [["firstAbove", 8], ["firstAboveF32", 4]] as const) {
+  test(`${name} finds each score above the threshold, in order, whatever the range's length and start`, () => {
+    const kernels = new Kernels();
+    const count = 1003;
+    kernels.reserve(count * 8);
+    const values = size === 8 ? kernels.doubles.subarray(0, count) : kernels.floats.subarray(0, count);
+    for (let i = 0; i < count; i++) values[i] = random() < 0.05 ? 1 + random() : random() < 0.5 ? 0 : random();
+    values[count - 1] = 2; // the last value, past the last whole group of four (eight)
+    const firstAbove = kernels[name];
+    for (const [from, to] of [[0, count], [1, count - 1], [5, 6], [7, 7], [2, 31]]) {
+      const found: number[] = [];
+      for (let at = firstAbove(from * size, to * size, 1); at < to * size; at = firstAbove(at + size, to * size, 1)) found.push(at / size);
+      const expected: number[] = [];
+      for (let i = from; i < to; i++) if (values[i] > 1) expected.push(i);
+      expect(found).toEqual(expected);
+    }
+    expect(firstAbove(0, count * size, 1.5)).toBeLessThan(count * size);
+    expect(firstAbove(0, count * size, 2)).toBe(count * size);
+    expect(firstAbove(0, count * size, -Infinity)).toBe(0);
+  });
+}

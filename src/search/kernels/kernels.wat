@@ -167,6 +167,28 @@
         (br $one)))
     (local.get $at))
 
+  ;; The first f32 in [at, end) (byte addresses, 4 apart) greater than `threshold`: its address, or `end`.
+  ;; Eight values a step, compared four per register (vector/pq-scan.ts reads a batch of product-quantized
+  ;; scores back with it: once a search holds its candidates, few beat the weakest of them).
+  (func (export "firstAboveF32") (param $at i32) (param $end i32) (param $threshold f32) (result i32)
+    (local $t v128)
+    (local.set $t (f32x4.splat (local.get $threshold)))
+    (block $done
+      (loop $eights
+        (br_if $done (i32.gt_u (i32.add (local.get $at) (i32.const 32)) (local.get $end)))
+        (br_if $done (v128.any_true (v128.or
+          (f32x4.gt (v128.load align=4 (local.get $at)) (local.get $t))
+          (f32x4.gt (v128.load offset=16 align=4 (local.get $at)) (local.get $t)))))
+        (local.set $at (i32.add (local.get $at) (i32.const 32)))
+        (br $eights)))
+    (block $found
+      (loop $one
+        (br_if $found (i32.ge_u (local.get $at) (local.get $end)))
+        (br_if $found (f32.gt (f32.load (local.get $at)) (local.get $threshold)))
+        (local.set $at (i32.add (local.get $at) (i32.const 4)))
+        (br $one)))
+    (local.get $at))
+
   ;; BM25 contributions of `blocks` consecutive posting blocks of one term (keyword/segment-format.ts),
   ;; stored from `at`, added into a window of scores: the f64 at byte 8 × (slot - low), from address 0.
   ;; Each block holds 128 postings but the last, which holds `lastCount`; `slot` is the slot before the
