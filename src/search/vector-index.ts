@@ -3,7 +3,7 @@
 // large ones are first narrowed by Hamming distance on the bits (a 64-byte scan per chunk) to a generous
 // shortlist that is then scored on the codes.
 import { TopK, type Scored } from "./topk.ts";
-import { codeCosine, quantize } from "./vector/int8-codes.ts";
+import { codeCosine, quantize, queryCodes, type QueryCodes } from "./vector/int8-codes.ts";
 
 /** Up to this many candidates, every candidate is scored on its 8-bit code. */
 const EXACT_LIMIT = 4096;
@@ -76,7 +76,8 @@ export class VectorIndex {
     const keep = Math.max(SHORTLIST_MIN, SHORTLIST_FACTOR * limit, Math.ceil(SHORTLIST_FRACTION * candidates.length));
     const shortlist = candidates.length <= Math.max(EXACT_LIMIT, keep) ? candidates : this.nearestByBits(query, candidates, keep);
     const best = new TopK(limit);
-    for (const slot of shortlist) best.push(slot, this.cosine(query, slot));
+    const codes = queryCodes(query);
+    for (const slot of shortlist) best.push(slot, this.cosine(codes, slot));
     return best.sorted();
   }
 
@@ -90,7 +91,7 @@ export class VectorIndex {
     return out.subarray(0, n);
   }
 
-  private cosine(query: Float32Array, slot: number): number {
+  private cosine(query: QueryCodes, slot: number): number {
     return codeCosine(query, this.codes, slot * this.dimension, this.scales[slot]);
   }
 

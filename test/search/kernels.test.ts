@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { KERNELS_MODULE, kernelsModule } from "../../scripts/build-kernels.ts";
 import { CodeScan } from "../../src/search/vector/code-scan.ts";
-import { codeCosine } from "../../src/search/vector/int8-codes.ts";
+import { codeCosine, queryCodes } from "../../src/search/vector/int8-codes.ts";
 import { dot } from "../../src/search/vector/k-means.ts";
 import { Kernels } from "../../src/search/kernels/kernels.ts";
 import { ListRanker } from "../../src/search/vector/list-ranker.ts";
@@ -98,7 +98,8 @@ for (const dimension of [512, 384, 7, 3]) {
     const codes = Int8Array.from({ length: COUNT * dimension }, () => Math.floor(random() * 255) - 127);
     const scales = Float32Array.from({ length: COUNT }, () => random() / 127);
     const expected = new TopK(LIMIT);
-    for (let slot = 0; slot < COUNT; slot++) expected.push(slot, codeCosine(query, codes, slot * dimension, scales[slot]));
+    const query16 = queryCodes(query);
+    for (let slot = 0; slot < COUNT; slot++) expected.push(slot, codeCosine(query16, codes, slot * dimension, scales[slot]));
 
     const ranged = new TopK(LIMIT);
     const scan = new CodeScan(query, codes, scales, ranged);
@@ -112,9 +113,28 @@ for (const dimension of [512, 384, 7, 3]) {
     for (let slot = COUNT - 1; slot >= 0; slot--) oneByOne.add(slot);
     oneByOne.flush();
     const scores = new Map(sortedHits(all));
-    for (let slot = 0; slot < COUNT; slot++) expect(scores.get(slot)).toBe(codeCosine(query, codes, slot * dimension, scales[slot]));
+    for (let slot = 0; slot < COUNT; slot++) expect(scores.get(slot)).toBe(codeCosine(query16, codes, slot * dimension, scales[slot]));
   });
 }
+
+test("16-bit query values keep the largest possible code sums within 32 bits, at any dimension", () => {
+  for (const dimension of [512, 1024, 3072, 9]) {
+    // Every value at the extreme, of one sign: the largest sum there is.
+    const query = new Float32Array(dimension).fill(-0.3);
+    const codes = new Int8Array(2 * dimension).fill(-127);
+    codes.fill(127, dimension);
+    const query16 = queryCodes(query);
+    const best = new TopK(2);
+    const scan = new CodeScan(query, codes, new Float32Array([1, 1]), best);
+    scan.addRange(0, 2);
+    scan.flush();
+    const scores = new Map(sortedHits(best));
+    expect(scores.get(0)).toBe(codeCosine(query16, codes, 0, 1));
+    expect(scores.get(1)).toBe(codeCosine(query16, codes, dimension, 1));
+    expect(scores.get(0)! / 127).toBeCloseTo(0.3 * dimension, 2);
+    expect(-scores.get(1)! / 127).toBeCloseTo(0.3 * dimension, 2);
+  }
+});
 
 for (const [lists, dimension] of [[1000, 512], [37, 7], [5, 2]]) {
   test(`${lists} lists of ${dimension}-d centroids are ranked by exactly dot()'s similarities`, () => {

@@ -52,49 +52,42 @@
 
   ;; 8-bit code dot products (vector/int8-codes.ts): for each of `count` codes of `dimension` signed bytes
   ;; stored one after another from `codes`, writes to `out` (f64 each) the sum over i of query[i] * code[i],
-  ;; the query being `dimension` f64 values. Bit for bit what codeCosine computes before its scale: values
-  ;; i = 0, 1, 2, 3 (mod 4) are summed in f64 in four running sums (two per SIMD register), the last
-  ;; dimension % 4 into the first, and the sums added in order.
+  ;; the query being `dimension` signed 16-bit values. Eight products a step (i32x4.dot_i16x8_s), the last
+  ;; dimension % 8 one by one; the sum is an integer within 32 bits (queryCodes), exactly codeCosine's.
   (func (export "codeDots") (param $query i32) (param $codes i32) (param $count i32) (param $dimension i32) (param $out i32)
     (local $end i32) (local $i i32) (local $whole i32) (local $q i32) (local $c i32)
-    (local $sums01 v128) (local $sums23 v128) (local $quad v128) (local $first f64)
+    (local $sums v128) (local $sum i32)
     (local.set $end (i32.add (local.get $codes) (i32.mul (local.get $count) (local.get $dimension))))
-    (local.set $whole (i32.and (local.get $dimension) (i32.const -4)))
+    (local.set $whole (i32.and (local.get $dimension) (i32.const -8)))
     (block $done
       (loop $code
         (br_if $done (i32.ge_u (local.get $codes) (local.get $end)))
-        (local.set $sums01 (v128.const i64x2 0 0))
-        (local.set $sums23 (v128.const i64x2 0 0))
+        (local.set $sums (v128.const i64x2 0 0))
         (local.set $i (i32.const 0))
         (local.set $q (local.get $query))
         (local.set $c (local.get $codes))
-        (block $quadsDone
-          (loop $quads
-            (br_if $quadsDone (i32.ge_u (local.get $i) (local.get $whole)))
-            ;; Four code bytes widened to four i32 lanes, then two f64x2.
-            (local.set $quad (i32x4.extend_low_i16x8_s (i16x8.extend_low_i8x16_s (v128.load32_zero align=1 (local.get $c)))))
-            (local.set $sums01 (f64x2.add (local.get $sums01)
-              (f64x2.mul (v128.load align=8 (local.get $q)) (f64x2.convert_low_i32x4_s (local.get $quad)))))
-            (local.set $sums23 (f64x2.add (local.get $sums23)
-              (f64x2.mul (v128.load offset=16 align=8 (local.get $q))
-                (f64x2.convert_low_i32x4_s (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $quad) (local.get $quad))))))
-            (local.set $i (i32.add (local.get $i) (i32.const 4)))
-            (local.set $q (i32.add (local.get $q) (i32.const 32)))
-            (local.set $c (i32.add (local.get $c) (i32.const 4)))
-            (br $quads)))
-        (local.set $first (f64x2.extract_lane 0 (local.get $sums01)))
+        (block $eightsDone
+          (loop $eights
+            (br_if $eightsDone (i32.ge_u (local.get $i) (local.get $whole)))
+            (local.set $sums (i32x4.add (local.get $sums)
+              (i32x4.dot_i16x8_s (v128.load align=2 (local.get $q)) (v128.load8x8_s align=1 (local.get $c)))))
+            (local.set $i (i32.add (local.get $i) (i32.const 8)))
+            (local.set $q (i32.add (local.get $q) (i32.const 16)))
+            (local.set $c (i32.add (local.get $c) (i32.const 8)))
+            (br $eights)))
+        (local.set $sum (i32.add
+          (i32.add (i32x4.extract_lane 0 (local.get $sums)) (i32x4.extract_lane 1 (local.get $sums)))
+          (i32.add (i32x4.extract_lane 2 (local.get $sums)) (i32x4.extract_lane 3 (local.get $sums)))))
         (block $tailDone
           (loop $tail
             (br_if $tailDone (i32.ge_u (local.get $i) (local.get $dimension)))
-            (local.set $first (f64.add (local.get $first)
-              (f64.mul (f64.load (local.get $q)) (f64.convert_i32_s (i32.load8_s (local.get $c))))))
+            (local.set $sum (i32.add (local.get $sum)
+              (i32.mul (i32.load16_s (local.get $q)) (i32.load8_s (local.get $c)))))
             (local.set $i (i32.add (local.get $i) (i32.const 1)))
-            (local.set $q (i32.add (local.get $q) (i32.const 8)))
+            (local.set $q (i32.add (local.get $q) (i32.const 2)))
             (local.set $c (i32.add (local.get $c) (i32.const 1)))
             (br $tail)))
-        (f64.store (local.get $out)
-          (f64.add (f64.add (f64.add (local.get $first) (f64x2.extract_lane 1 (local.get $sums01)))
-            (f64x2.extract_lane 0 (local.get $sums23))) (f64x2.extract_lane 1 (local.get $sums23))))
+        (f64.store (local.get $out) (f64.convert_i32_s (local.get $sum)))
         (local.set $out (i32.add (local.get $out) (i32.const 8)))
         (local.set $codes (local.get $c))
         (br $code))))
