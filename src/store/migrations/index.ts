@@ -5,6 +5,7 @@ import { core } from "./001_core.ts";
 import { documentsByStatus } from "./002_documents_by_status.ts";
 import { knowledgeBaseDeletion } from "./003_knowledge_base_deletion.ts";
 import { documentDeletion } from "./004_document_deletion.ts";
+import { liveDocumentCount } from "./005_live_document_count.ts";
 import { ingestJobs } from "./010_ingest_jobs.ts";
 import { ingestTurns } from "./011_ingest_turns.ts";
 import { ingestJobAccounts } from "./012_ingest_job_accounts.ts";
@@ -17,4 +18,4 @@ import { usage } from "./030_usage.ts";
 import { requestLog } from "./031_request_log.ts";
 import { webhookEvents } from "./032_webhook_events.ts";
 
-export const MIGRATIONS: Migration[] = [core, documentsByStatus, knowledgeBaseDeletion, documentDeletion, ingestJobs, ingestTurns, ingestJobAccounts, searchVersions, searchLog, vectorPurge, deletionLogQuiet, searchSeesDeletion, usage, requestLog, webhookEvents];
+export const MIGRATIONS: Migration[] = [core, documentsByStatus, knowledgeBaseDeletion, documentDeletion, liveDocumentCount, ingestJobs, ingestTurns, ingestJobAccounts, searchVersions, searchLog, vectorPurge, deletionLogQuiet, searchSeesDeletion, usage, requestLog, webhookEvents];
