@@ -82,8 +82,13 @@ export class IndexCache {
     this.builds.nudge();
   }
 
+  /** Called by the index worker's messages: a segment that cannot be opened is reported, never thrown (it would end the process). */
   private adopt(built: SegmentBuilt): void {
-    this.indexes.get(built.kbId)?.adopt(built);
+    try {
+      this.indexes.get(built.kbId)?.adopt(built);
+    } catch (error) {
+      console.error(`search index ${built.kbId}: the new segment ${built.dir} could not be opened (${(error as Error).message}); searches go on with the previous one`);
+    }
   }
 
   private enforceBudget(keep: KbIndex): void {

@@ -3,6 +3,7 @@
 // them, tells the HTTP thread, and forgets the log rows and folders the new segment makes obsolete.
 // Builds take seconds to minutes at a million chunks; none of it runs on the HTTP thread.
 import { openDatabase, type Db } from "../store/db.ts";
+import { knowledgeBaseLive } from "../store/knowledge-bases.ts";
 import { prepareRuntime } from "../runtime/index.ts";
 import { trimDeletedKnowledgeBases, trimDocumentLog } from "./index-log.ts";
 import { forgetKnowledgeBase, recordSegment } from "./index-recovery.ts";
@@ -44,14 +45,9 @@ function build(kbId: string): void {
   post({ type: "built", kbId, ...segment, ms: Math.round(performance.now() - started) });
 }
 
-/** Not deleted, nor being deleted (store/deletions.ts). */
-function knowledgeBaseExists(kbId: string): boolean {
-  return db.query("SELECT 1 FROM knowledge_bases WHERE id = ? AND deleting = 0").get(kbId) !== null;
-}
-
 /** Removes the segment folders, segment records and changes of knowledge bases deleted since the start. */
 function forgetDeleted(): void {
-  for (const kbId of removeDeletedKnowledgeBases(settings.dataDir, knowledgeBaseExists)) forgetKnowledgeBase(db, kbId);
+  for (const kbId of removeDeletedKnowledgeBases(settings.dataDir, (kbId) => knowledgeBaseLive(db, kbId))) forgetKnowledgeBase(db, kbId);
 }
 
 /**

@@ -19,6 +19,7 @@ import { copyMask, newMask } from "./mask.ts";
 import type { DocumentPredicate } from "./filters.ts";
 import { KeywordIndex, KeywordSegment, queryTermWeights, type KeywordStats } from "./keyword/index.ts";
 import type { SegmentSearcher } from "./segment-searcher.ts";
+import { knowledgeBaseLive } from "../store/knowledge-bases.ts";
 
 /** Where a published segment is and the last change it holds. */
 type SegmentPlace = Pick<PublishedSegment, "dir" | "watermark">;
@@ -29,6 +30,8 @@ const APPLY_BATCH = 500;
 const DELTA_CAP = 200_000;
 /** Heap taken by a delta chunk's postings, roughly (~90 distinct terms of 8 bytes, map overhead). */
 const KEYWORD_BYTES_PER_CHUNK = 1_000;
+/** Listings of the segments read before a removal under way is reported (each finds a newer segment or none). */
+const OPEN_ATTEMPTS = 3;
 
 interface OpenSegment {
   /** Read here for its statistics (through the search threads' mapping); searched, like the vector side, on the search threads (segment-searcher.ts). */
@@ -67,8 +70,7 @@ export class KbIndex {
   ) {
     this.documents = new KbDocuments(db, kbId);
     this.deltaVectors = new DeltaVectors(dimension);
-    const published = latestSegment(dataDir, kbId);
-    if (published) this.open(published);
+    this.openLatest();
   }
 
   get deltaSize(): number {
@@ -92,10 +94,19 @@ export class KbIndex {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  /** Swaps in a newly published segment; the delta restarts from its watermark. */
+  /**
+   * Swaps in a newly published segment; the delta restarts from its watermark. A segment the index worker
+   * removed before it got here (two newer ones were published meanwhile, or the knowledge base is being
+   * deleted) is passed over: the index keeps what it has, and the newer segments follow.
+   */
   adopt(published: SegmentPlace): void {
     if (this.segment && published.watermark <= this.segment.watermark) return;
-    this.open(published);
+    try {
+      this.open(published);
+    } catch (error) {
+      if (isGone(error)) return;
+      throw error;
+    }
     this.applyLog();
   }
 
@@ -174,6 +185,25 @@ export class KbIndex {
     return mask;
   }
 
+  /**
+   * Opens the newest published segment, if any. The index worker may remove it between the listing and the
+   * opening: newer segments were published meanwhile (the listing is read again), or the knowledge base is
+   * being deleted (its index stays empty: none of its documents is searchable any more).
+   */
+  private openLatest(): void {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const published = latestSegment(this.dataDir, this.kbId);
+        if (published) this.open(published);
+        return;
+      } catch (error) {
+        if (!isGone(error)) throw error;
+        if (!knowledgeBaseLive(this.db, this.kbId)) return;
+        if (attempt === OPEN_ATTEMPTS) throw error;
+      }
+    }
+  }
+
   private open(published: SegmentPlace): void {
     const previous = this.segment;
     const keywordDir = `${published.dir}/keyword`;
@@ -245,6 +275,11 @@ export class KbIndex {
     this.catchUp = undefined;
     for (const resume of this.waiting.splice(0)) resume();
   }
+}
+
+/** Whether opening failed because the segment's files were removed meanwhile. */
+function isGone(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "ENOENT";
 }
 
 /** A search thread's copy of the segment's list centroids (f32) and their scores (f64), made at its first search. */

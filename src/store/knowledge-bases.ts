@@ -37,6 +37,11 @@ function toKnowledgeBase(row: KnowledgeBaseRow): KnowledgeBase {
   return { ...row, metadata: parseJsonObject(row.metadata) };
 }
 
+/** Whether the knowledge base exists and is not being deleted (store/deletions.ts). */
+export function knowledgeBaseLive(db: Db, kbId: string): boolean {
+  return db.query("SELECT 1 FROM knowledge_bases WHERE id = ? AND deleting = 0").get(kbId) !== null;
+}
+
 export function countKnowledgeBases(db: Db, accountId: string): number {
   return db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM knowledge_bases WHERE account_id = ? AND deleting = 0").get(accountId)!.n;
 }

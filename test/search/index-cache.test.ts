@@ -1,6 +1,7 @@
 // The index memory budget (search/index-cache.ts): with a budget smaller than two knowledge bases' indexes,
 // searching one lets the other go, and searching that one again loads it back with the same results.
-// Real SQLite file and schema; chunks written straight into it (no model needed for keyword search).
+// Real SQLite file and schema; chunks written straight into it (no model needed for keyword search). Segments
+// the index worker removes while they are being taken in are passed over, never thrown.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,6 +9,7 @@ import { join } from "node:path";
 import { openDatabase, type Db } from "../../src/store/db.ts";
 import { ensureVectorTable } from "../../src/store/vectors.ts";
 import { IndexCache } from "../../src/search/index-cache.ts";
+import { buildSegment } from "../../src/search/segment-builder.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "quarry-index-cache-"));
 const db = openDatabase(join(dataDir, "quarry.db"));
@@ -69,5 +71,30 @@ test("past the memory budget the least recently searched knowledge base is let g
     expect(roomy.loaded).toBe(2);
   } finally {
     await roomy.stop();
+  }
+});
+
+test("a segment the index worker removed before the index took it in is passed over; a knowledge base being deleted opens without its going segment", async () => {
+  const cache = new IndexCache({ db, dataDir, databasePath: join(dataDir, "quarry.db"), dimension: 4, memoryBudgetBytes: 100_000_000, segmentMinChanges: 1_000_000 });
+  try {
+    const built = buildSegment(db, dataDir, "kb_a", 4);
+    const index = cache.get("kb_a");
+    const search = async () => index.keywordSearch("glacier canyon", await index.eligibility(null), 5);
+    const before = await search();
+    expect(before.length).toBe(5);
+    // Two newer segments were published and this one removed before its message arrived: nothing thrown (it
+    // came from the index worker's message, where a throw ends the process), the index answers as before.
+    expect(() => index.adopt({ dir: join(dataDir, "indexes", "kb_a", String(built.watermark + 5)), watermark: built.watermark + 5 })).not.toThrow();
+    expect(await search()).toEqual(before);
+
+    // kb_b is being deleted and the index worker is removing its folder: its newest segment has lost its manifest.
+    const gone = buildSegment(db, dataDir, "kb_b", 4);
+    rmSync(join(gone.dir, "manifest.json"));
+    expect(() => cache.get("kb_b")).toThrow(/ENOENT/);
+    db.query("UPDATE knowledge_bases SET deleting = 1 WHERE id = 'kb_b'").run();
+    expect(() => cache.get("kb_b")).not.toThrow();
+  } finally {
+    db.query("UPDATE knowledge_bases SET deleting = 0 WHERE id = 'kb_b'").run();
+    await cache.stop();
   }
 });

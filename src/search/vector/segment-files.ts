@@ -50,7 +50,12 @@ export function writeMeta(dir: string, meta: Omit<SegmentMeta, "format">): void 
 }
 
 export function readMeta(dir: string, dimension: number): SegmentMeta {
-  const meta = JSON.parse(readFileSync(join(dir, SEGMENT_FILES.meta), "utf8")) as SegmentMeta;
+  return parseMeta(readFileSync(join(dir, SEGMENT_FILES.meta), "utf8"), dir, dimension);
+}
+
+/** The segment's SegmentMeta from the text of its meta file, checked against this version and `dimension`. */
+export function parseMeta(text: string, dir: string, dimension: number): SegmentMeta {
+  const meta = JSON.parse(text) as SegmentMeta;
   if (meta.format !== FORMAT) throw new Error(`Vector segment ${dir} has format ${meta.format}; this version reads format ${FORMAT}`);
   if (meta.dimension !== dimension) throw new Error(`Vector segment ${dir} holds ${meta.dimension}-d vectors, not ${dimension}-d`);
   return meta;

@@ -20,7 +20,7 @@ import { CodeScan } from "./code-scan.ts";
 import { PQ_CENTROIDS, ProductQuantizer } from "./pq.ts";
 import { blockedLength } from "./pq-blocks.ts";
 import { PqScan } from "./pq-scan.ts";
-import { readMeta, SEGMENT_FILES } from "./segment-files.ts";
+import { parseMeta, SEGMENT_FILES } from "./segment-files.ts";
 import { shardRange, WHOLE, type Shard } from "../shard.ts";
 import { mapFile, type MapFile } from "../file-mapping.ts";
 
@@ -78,7 +78,9 @@ export class VectorSegment {
   ) {}
 
   static open(dir: string, dimension: number, tuning = SEARCH_TUNING, map: MapFile = mapFile): VectorSegment {
-    const { count, lists, groups, trainedCount } = readMeta(dir, dimension);
+    // The meta file is read through `map` like the others: a search thread then never reads the disk, where a
+    // segment the HTTP thread holds may already be removed (segment-mappings.ts).
+    const { count, lists, groups, trainedCount } = parseMeta(new TextDecoder().decode(map(join(dir, SEGMENT_FILES.meta))), dir, dimension);
     const mapped = <T>(file: string, length: number, View: { new (buffer: ArrayBufferLike, offset: number, length: number): T }): T => {
       const bytes = map(join(dir, file));
       return new View(bytes.buffer, bytes.byteOffset, length);
