@@ -32,9 +32,9 @@ export class SegmentMappings {
     return shared(held);
   }
 
-  /** Every held directory's files, for a search thread that starts (again). */
+  /** Every held directory's files, for a search thread that starts (again); not those on their way out. */
   held(): [string, SharedFile[]][] {
-    return [...this.dirs].map(([dir, held]) => [dir, shared(held)]);
+    return [...this.dirs].filter(([, held]) => held.holders > 0).map(([dir, held]) => [dir, shared(held)]);
   }
 
   /** The mapping of a file of a held directory; any other file is mapped on its own. */
