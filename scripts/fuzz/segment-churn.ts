@@ -1,8 +1,10 @@
 // `npm run fuzz:churn`: search indexes under churn. Six clients search three knowledge bases in every mode
-// (a quarter of them filtered) while three writers add text documents, delete every third one, and every
-// 25 documents delete their knowledge base and create another; the server builds a segment every 3 changes
-// (QUARRY_SEGMENT_MIN_CHANGES) and, with CHURN_INDEX_MEMORY_MB=1, lets indexes go and reopens them on every
-// search. Segments are published, taken in, replaced and removed while searches hold them.
+// (half of them filtered on metadata), list ready documents and read the knowledge bases, while three
+// writers add text documents with metadata, replace some (PUT) or change their metadata (PATCH), list
+// chunks, delete every third one, and every 25 documents delete their knowledge base and create another.
+// The server builds a segment every 3 changes (QUARRY_SEGMENT_MIN_CHANGES) and, with CHURN_INDEX_MEMORY_MB=1,
+// lets indexes go and reopens them on every search. Segments are published, taken in, replaced and removed
+// while searches hold them. A PUT of a document still being processed is refused (409), as documented.
 //
 //   npm run fuzz:churn                      (CHURN_SECONDS=60)
 //
@@ -49,10 +51,27 @@ const kbs = (await Promise.all(Array.from({ length: WRITERS }, (_, i) => newKnow
 const deadline = Date.now() + SECONDS * 1000;
 const text = (i: number) => Array.from({ length: 120 }, (_, j) => WORDS[(i * 7 + j * 3) % WORDS.length]).join(" ");
 
+async function replace(kb: string, id: string, i: number): Promise<void> {
+  const form = new FormData();
+  form.append("file", new Blob([text(i + 1000)], { type: "text/plain" }), `r${i}.txt`);
+  if (i % 2 === 0) form.append("metadata", JSON.stringify({ topic: WORDS[(i + 1) % 4] }));
+  try {
+    const response = await fetch(`${server.url}/v1/knowledge-bases/${kb}/documents/${id}`, { method: "PUT", headers: { authorization: `Bearer ${token}` }, body: form });
+    statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+    await response.arrayBuffer();
+  } catch {
+    broken++;
+  }
+}
+
 async function writer(slot: number): Promise<void> {
   for (let i = 1; Date.now() < deadline && broken < GIVE_UP_AFTER; i++) {
     const kb = kbs[slot];
-    const document = await request("POST", `/v1/knowledge-bases/${kb}/documents/text`, { text: text(i) }, token);
+    const document = await request("POST", `/v1/knowledge-bases/${kb}/documents/text`, { text: text(i), metadata: { topic: WORDS[i % 4], n: i } }, token);
+    const id = document.data?.id;
+    if (id && i % 4 === 1) await replace(kb, id, i);
+    if (id && i % 5 === 2) await request("PATCH", `/v1/knowledge-bases/${kb}/documents/${id}`, { metadata: { topic: WORDS[(i + 2) % 4], n: -i } }, token);
+    if (id && i % 2 === 0) await request("GET", `/v1/knowledge-bases/${kb}/documents/${id}/chunks?limit=5`, undefined, token);
     if (document.status === 202 && i % 3 === 0) await request("DELETE", `/v1/knowledge-bases/${kb}/documents/${document.data?.id}`, undefined, token);
     if (i % 25 === 0) {
       await request("DELETE", `/v1/knowledge-bases/${kb}`, undefined, token);
@@ -64,7 +83,9 @@ async function writer(slot: number): Promise<void> {
 async function searcher(seed: number): Promise<void> {
   for (let i = seed; Date.now() < deadline && broken < GIVE_UP_AFTER; i += SEARCHERS) {
     const query = `${WORDS[i % WORDS.length]} ${WORDS[(i * 5) % WORDS.length]}`;
-    const filter = i % 4 === 0 ? { filter: { topic: { $eq: "x" } } } : {};
+    const filter = i % 4 === 0 ? { filter: { topic: { $eq: WORDS[i % 4] } } } : i % 4 === 1 ? { filter: { n: { $gte: i % 50 } } } : {};
+    if (i % 7 === 0) await request("GET", `/v1/knowledge-bases/${kbs[i % WRITERS]}/documents?limit=20&status=ready`, undefined, token);
+    if (i % 11 === 0) await request("GET", `/v1/knowledge-bases/${kbs[i % WRITERS]}`, undefined, token);
     await request("POST", `/v1/knowledge-bases/${kbs[i % WRITERS]}/search`, { query, mode: ["vector", "keyword", "hybrid"][i % 3], rerank: false, ...filter }, token);
   }
 }

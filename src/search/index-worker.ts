@@ -8,7 +8,7 @@ import { prepareRuntime } from "../runtime/index.ts";
 import { trimDeletedKnowledgeBases, trimDocumentLog } from "./index-log.ts";
 import { forgetKnowledgeBase, recordSegment } from "./index-recovery.ts";
 import { buildSegment } from "./segment-builder.ts";
-import { latestSegment, removeDeletedKnowledgeBases, removeStaleSegments } from "./segment-files.ts";
+import { latestSegment, removeDeletedKnowledgeBases, removeStaleSegments, SEGMENTS_KEPT } from "./segment-files.ts";
 import type { FromIndexWorker, IndexWorkerSettings, ToIndexWorker } from "./index-worker-protocol.ts";
 
 declare const self: Worker;
@@ -40,7 +40,7 @@ function dueKnowledgeBases(): string[] {
 function build(kbId: string): void {
   const started = performance.now();
   const segment = buildSegment(db, settings.dataDir, kbId, settings.dimension);
-  removeStaleSegments(settings.dataDir, kbId, 2);
+  removeStaleSegments(settings.dataDir, kbId, SEGMENTS_KEPT);
   recordSegment(db, kbId, segment.watermark);
   post({ type: "built", kbId, ...segment, ms: Math.round(performance.now() - started) });
 }
@@ -57,7 +57,7 @@ function forgetDeleted(): void {
 function sweep(): void {
   trimDeletedKnowledgeBases(db);
   for (const { id } of db.query<{ id: string }, []>("SELECT id FROM knowledge_bases").all()) {
-    removeStaleSegments(settings.dataDir, id, 2);
+    removeStaleSegments(settings.dataDir, id, SEGMENTS_KEPT);
   }
 }
 

@@ -10,7 +10,7 @@
 import type { Db } from "../store/db.ts";
 import { KbDocuments, type Eligibility } from "./kb-documents.ts";
 import { readLog } from "./index-log.ts";
-import { latestSegment, type PublishedSegment } from "./segment-files.ts";
+import { latestSegment, newerSegments, SEGMENTS_KEPT, type PublishedSegment } from "./segment-files.ts";
 import { readMeta } from "./vector/segment-files.ts";
 import { StoredVectors } from "./stored-vectors.ts";
 import { DeltaVectors } from "./delta-vectors.ts";
@@ -214,6 +214,12 @@ export class KbIndex {
       for (const dir of [keywordDir, vectorDir]) {
         this.searcher.open(dir);
         held.push(dir);
+      }
+      // The index worker removes a segment only once two newer ones are published, or once its knowledge
+      // base is marked deleted: if neither holds after the mapping, every file was there to be mapped. Else
+      // some may have been removed before they were listed, and the segment is passed over as gone.
+      if (!knowledgeBaseLive(this.db, this.kbId) || newerSegments(this.dataDir, this.kbId, published.watermark) >= SEGMENTS_KEPT) {
+        throw Object.assign(new Error(`Search segment ${published.dir} is being removed`), { code: "ENOENT" });
       }
       keyword = KeywordSegment.open(keywordDir, (path) => this.searcher.mapping(path));
     } catch (error) {

@@ -62,9 +62,19 @@ export function publishSegment(dataDir: string, kbId: string, workDir: string, m
 }
 
 /**
- * Removes the knowledge base's unfinished builds and all but its `keep` newest segments. Keeping the one
- * before the newest spares a search that just picked it from finding it gone before opening it.
+ * Segments the index worker keeps of each knowledge base (removeStaleSegments): keeping the one before the
+ * newest spares a search that just picked it from finding it gone before opening it.
  */
+export const SEGMENTS_KEPT = 2;
+
+/** How many of the knowledge base's published segments are newer than the one of `watermark`. */
+export function newerSegments(dataDir: string, kbId: string, watermark: number): number {
+  const dir = kbDir(dataDir, kbId);
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir).filter((name) => PUBLISHED.test(name) && Number(name) > watermark).length;
+}
+
+/** Removes the knowledge base's unfinished builds and all but its `keep` newest segments. */
 export function removeStaleSegments(dataDir: string, kbId: string, keep: number): void {
   const dir = kbDir(dataDir, kbId);
   if (!existsSync(dir)) return;

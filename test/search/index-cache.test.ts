@@ -87,12 +87,19 @@ test("a segment the index worker removed before the index took it in is passed o
     expect(() => index.adopt({ dir: join(dataDir, "indexes", "kb_a", String(built.watermark + 5)), watermark: built.watermark + 5 })).not.toThrow();
     expect(await search()).toEqual(before);
 
-    // kb_b is being deleted and the index worker is removing its folder: its newest segment has lost its manifest.
+    // kb_b is being deleted and the index worker is removing its folder: its newest segment has lost its manifest,
+    // or files the search threads would read (listed after their removal, they would be missing from the mapping).
     const gone = buildSegment(db, dataDir, "kb_b", 4);
     rmSync(join(gone.dir, "manifest.json"));
     expect(() => cache.get("kb_b")).toThrow(/ENOENT/);
     db.query("UPDATE knowledge_bases SET deleting = 1 WHERE id = 'kb_b'").run();
     expect(() => cache.get("kb_b")).not.toThrow();
+    cache.forget("kb_b");
+    rmSync(gone.dir, { recursive: true });
+    const partly = buildSegment(db, dataDir, "kb_b", 4);
+    rmSync(join(partly.dir, "vector", "vectors.json"));
+    const deleting = cache.get("kb_b");
+    expect(await deleting.vectorSearch(new Float32Array([1, 0, 0, 0]), await deleting.eligibility(null), 5)).toBeArray();
   } finally {
     db.query("UPDATE knowledge_bases SET deleting = 0 WHERE id = 'kb_b'").run();
     await cache.stop();
