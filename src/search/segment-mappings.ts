@@ -12,6 +12,8 @@ interface HeldDir {
   files: Map<string, Uint8Array>;
   /** Open segments using the directory: its files stay mapped while any does. */
   holders: number;
+  /** Counts the holds: a let-go whose threads answer after the directory was held (and let go) again is stale. */
+  generation: number;
 }
 
 export class SegmentMappings {
@@ -26,9 +28,10 @@ export class SegmentMappings {
         const path = join(dir, name);
         if (statSync(path).size > 0) files.set(path, mapFile(path));
       }
-      this.dirs.set(dir, (held = { files, holders: 0 }));
+      this.dirs.set(dir, (held = { files, holders: 0, generation: 0 }));
     }
     held.holders++;
+    held.generation++;
     return shared(held);
   }
 
@@ -42,17 +45,25 @@ export class SegmentMappings {
     return this.dirs.get(dirname(path))?.files.get(path) ?? mapFile(path);
   }
 
-  /** Counts a holder out; true when none is left, so that the threads must drop their views before `unmap`. */
-  letGo(dir: string): boolean {
+  /**
+   * Counts a holder out. When none is left, returns the directory's generation: the threads must then drop
+   * their views before `unmap` with it. Otherwise null.
+   */
+  letGo(dir: string): number | null {
     const held = this.dirs.get(dir);
-    if (!held) return false;
+    if (!held) return null;
     held.holders--;
-    return held.holders === 0;
+    return held.holders === 0 ? held.generation : null;
   }
 
-  /** Lets the mappings of a directory go (they are unmapped when collected), unless it was held again meanwhile. */
-  unmap(dir: string): void {
-    if (this.dirs.get(dir)?.holders === 0) this.dirs.delete(dir);
+  /**
+   * Lets the mappings of a directory go (they are unmapped when collected), unless it was held again since
+   * the let-go that returned `generation`: then a search sent after that hold may still be queued behind
+   * the threads' answers, and a later let-go unmaps it.
+   */
+  unmap(dir: string, generation: number): void {
+    const held = this.dirs.get(dir);
+    if (held?.holders === 0 && held.generation === generation) this.dirs.delete(dir);
   }
 }
 

@@ -10,7 +10,7 @@
 import { availableParallelism } from "node:os";
 import { mergeHits, type RowidHit } from "./rowid-hit.ts";
 import { SegmentMappings } from "./segment-mappings.ts";
-import { allShards, type Shard } from "./shard.ts";
+import { allShards } from "./shard.ts";
 import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-thread-protocol.ts";
 
 type Search = Extract<ToSearchThread, { id: number }>;
@@ -142,10 +142,11 @@ export class SegmentSearcher {
 
   /** Lets go of a directory `open` held; its mappings go once no holder is left and every thread has dropped its views. */
   async close(dir: string): Promise<void> {
-    if (!this.mappings.letGo(dir)) return;
+    const generation = this.mappings.letGo(dir);
+    if (generation === null) return;
     // A thread that fails to answer has stopped, and holds no views either.
     await Promise.allSettled(this.threads.map((thread) => thread.closeDir(dir)));
-    this.mappings.unmap(dir);
+    this.mappings.unmap(dir, generation);
   }
 
   /**

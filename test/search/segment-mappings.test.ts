@@ -42,16 +42,21 @@ test("a directory held twice is mapped once; it stays mapped until its last hold
   const codes = join(other, SEGMENT_FILES.codes);
   expect(mappings.map(codes)).toBe(mappings.map(codes));
   expect(mappingsOf(codes)).toBe(1);
-  expect(mappings.letGo(other)).toBe(false);
-  expect(mappings.letGo(other)).toBe(true);
-  // Held again before the threads answered: the mappings stay, at the same addresses.
+  expect(mappings.letGo(other)).toBeNull(); // one holder left
+  const firstLetGo = mappings.letGo(other)!;
+  expect(firstLetGo).not.toBeNull();
+  // Held again before the threads answered that let-go: the mappings stay, at the same addresses.
   expect(mappings.hold(other)).toEqual(first);
-  mappings.unmap(other);
+  mappings.unmap(other, firstLetGo);
   expect(mappings.held().map(([held]) => held)).toEqual([other]);
-  expect(mappings.letGo(other)).toBe(true);
+  // Let go again before the answers to the first let-go: those answers do not unmap it (a search sent after
+  // the new hold may still be queued behind them); the answers to the second one do.
+  const secondLetGo = mappings.letGo(other)!;
+  mappings.unmap(other, firstLetGo);
+  expect(mappings.map(codes)).toBe(mappings.map(codes));
   // On its way out: not sent to a thread that starts meanwhile.
   expect(mappings.held()).toEqual([]);
-  mappings.unmap(other);
+  mappings.unmap(other, secondLetGo);
   // A file of no held directory gets a mapping of its own.
   expect(mappings.map(codes)).not.toBe(mappings.map(codes));
 });
@@ -82,6 +87,27 @@ test("the search threads answer through the HTTP thread's mapping, with the hits
     searcher.open(dir);
     expect((await searcher.vector(dir, queries[0], null, 2000, 10)).length).toBe(10);
     expect(mappingsOf(codesPath)).toBe(1);
+  } finally {
+    searcher.stop();
+  }
+});
+
+test("let go, held again, searched and let go again before the threads answered: the searches read live mappings", async () => {
+  const searcher = new SegmentSearcher(root, DIMENSION);
+  searcher.start();
+  try {
+    searcher.open(dir);
+    const firstClose = searcher.close(dir);
+    searcher.open(dir);
+    const searches = Array.from({ length: 300 }, (_, i) => searcher.vector(dir, queries[i % queries.length], null, 2000, 10));
+    const secondClose = searcher.close(dir);
+    // The threads answer the first close before the searches queued behind it; a collection then would
+    // unmap the files under them (the process crashed here when the first close let the mappings go).
+    await firstClose;
+    Bun.gc(true);
+    const answers = await Promise.all(searches);
+    expect(answers.every((hits) => hits.length === 10)).toBe(true);
+    await secondClose;
   } finally {
     searcher.stop();
   }
