@@ -87,7 +87,7 @@ export class IndexCache {
     try {
       this.indexes.get(built.kbId)?.adopt(built);
     } catch (error) {
-      console.error(`search index ${built.kbId}: the new segment ${built.dir} could not be opened (${(error as Error).message}); searches go on with the previous one`);
+      console.error(`search index ${built.kbId}: taking in the new segment ${built.dir} failed (${(error as Error).message})`);
     }
   }
 

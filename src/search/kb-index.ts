@@ -7,11 +7,12 @@
 // a first start after an upgrade) never holds the HTTP thread for long: other requests run between the
 // slices, searches of this knowledge base wait for the last one (caughtUp), and the index worker meanwhile
 // folds the backlog into a new segment.
+import { join } from "node:path";
 import type { Db } from "../store/db.ts";
 import { KbDocuments, type Eligibility } from "./kb-documents.ts";
 import { readLog } from "./index-log.ts";
 import { latestSegment, newerSegments, SEGMENTS_KEPT, type PublishedSegment } from "./segment-files.ts";
-import { readMeta } from "./vector/segment-files.ts";
+import { parseMeta, SEGMENT_FILES } from "./vector/segment-files.ts";
 import { StoredVectors } from "./stored-vectors.ts";
 import { DeltaVectors } from "./delta-vectors.ts";
 import { mergeHits, type RowidHit } from "./rowid-hit.ts";
@@ -34,7 +35,7 @@ const KEYWORD_BYTES_PER_CHUNK = 1_000;
 const OPEN_ATTEMPTS = 3;
 
 interface OpenSegment {
-  /** Read here for its statistics (through the search threads' mapping); searched, like the vector side, on the search threads (segment-searcher.ts). */
+  /** Read here for its statistics (through the mapping the search threads view too); searched, like the vector side, on the search threads (segment-searcher.ts). */
   keyword: KeywordSegment;
   keywordDir: string;
   vectorDir: string;
@@ -75,6 +76,11 @@ export class KbIndex {
 
   get deltaSize(): number {
     return this.deltaVectors.size;
+  }
+
+  /** The watermark of the segment searched beside the delta, or null without one. */
+  get segmentWatermark(): number | null {
+    return this.segment?.watermark ?? null;
   }
 
   /** Brings the documents and the delta up to date (the delta within the time slice). */
@@ -217,7 +223,9 @@ export class KbIndex {
       }
       // The index worker removes a segment only once two newer ones are published, or once its knowledge
       // base is marked deleted: if neither holds after the mapping, every file was there to be mapped. Else
-      // some may have been removed before they were listed, and the segment is passed over as gone.
+      // some may have been removed before they were listed, and the segment is passed over as gone. (A
+      // rebuild after a crash between publishing and recording replaces a folder of the same watermark:
+      // that happens at startup recovery, index-recovery.ts, and is not caught here.)
       if (!knowledgeBaseLive(this.db, this.kbId) || newerSegments(this.dataDir, this.kbId, published.watermark) >= SEGMENTS_KEPT) {
         throw Object.assign(new Error(`Search segment ${published.dir} is being removed`), { code: "ENOENT" });
       }
@@ -226,7 +234,8 @@ export class KbIndex {
       for (const dir of held) void this.searcher.close(dir);
       throw error;
     }
-    this.segment = { keyword, keywordDir, vectorDir, watermark: published.watermark, rankerBytes: rankerBytes(vectorDir, this.dimension) };
+    const meta = this.searcher.mapping(join(vectorDir, SEGMENT_FILES.meta));
+    this.segment = { keyword, keywordDir, vectorDir, watermark: published.watermark, rankerBytes: rankerBytes(meta, vectorDir, this.dimension) };
     if (previous) this.closeSegment(previous);
     this.deltaKeyword = new KeywordIndex();
     this.deltaVectors = new DeltaVectors(this.dimension);
@@ -289,9 +298,9 @@ function isGone(error: unknown): boolean {
 }
 
 /** A search thread's copy of the segment's list centroids (f32) and their scores (f64), made at its first search. */
-function rankerBytes(vectorDir: string, dimension: number): number {
+function rankerBytes(meta: Uint8Array, vectorDir: string, dimension: number): number {
   try {
-    const { lists } = readMeta(vectorDir, dimension);
+    const { lists } = parseMeta(new TextDecoder().decode(meta), vectorDir, dimension);
     return lists > 1 ? lists * (dimension * Float32Array.BYTES_PER_ELEMENT + Float64Array.BYTES_PER_ELEMENT) : 0;
   } catch {
     return 0; // an unreadable segment is reported by its first search

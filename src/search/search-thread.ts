@@ -19,7 +19,10 @@ const sharedFiles = new Map<string, Map<string, SharedFile>>();
 let dimension = 0;
 let ready: Promise<void> = Promise.resolve();
 
-/** A view of the HTTP thread's mapping of the file; should it have none (the directory was closed), a mapping of this thread's own. */
+/**
+ * A view of the HTTP thread's mapping of the file. Without one (a search for a directory this thread was
+ * not sent, which segment-searcher.ts never does), the file is mapped here from disk.
+ */
 function sharedOrOwn(dir: string): (path: string) => Uint8Array {
   const files = sharedFiles.get(dir);
   return (path) => {

@@ -1,6 +1,6 @@
 // The WebAssembly search kernels (src/search/kernels/kernels.wat): the embedded module is the one the
 // source compiles to; product-quantized scores are the sums of blocked codes' table bytes, 8-bit code scores
-// are bit for bit codeCosine's, at dimensions with and without a remainder mod 4, for single codes and
+// are bit for bit codeCosine's, at dimensions with and without a remainder mod 8, for single codes and
 // ranges, across more than one batch; the hits kept are the same as pushing every score; lists are
 // ranked by exactly dot()'s similarities; the read-backs (keyword window, product-quantized batch) find every score above a threshold.
 import { expect, test } from "bun:test";
@@ -92,7 +92,7 @@ test("a lookup table's byte sums rank codes as the float similarities do, and st
   }
 });
 
-for (const dimension of [512, 384, 7, 3]) {
+for (const dimension of [512, 389, 13, 7, 3]) {
   test(`${dimension}-d code scores are exactly codeCosine's`, () => {
     const query = Float32Array.from({ length: dimension }, () => random() - 0.5);
     const codes = Int8Array.from({ length: COUNT * dimension }, () => Math.floor(random() * 255) - 127);

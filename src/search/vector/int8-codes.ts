@@ -22,7 +22,7 @@ export interface QueryCodes {
 /**
  * The query's 16-bit form: values = round(query / scale), the largest as large as a 16-bit integer allows
  * while a sum over every dimension of value × code (|code| ≤ 127) stays within 32 bits (at 512-d, ±32,767:
- * a 1/65,534 step of the largest value).
+ * steps of 1/32,767 of the largest value).
  */
 export function queryCodes(query: Float32Array): QueryCodes {
   const top = Math.max(1, Math.min(32767, Math.floor(0x7fffffff / (127 * Math.max(1, query.length)))));
