@@ -216,6 +216,7 @@ export class KbIndex {
     const vectorDir = `${published.dir}/vector`;
     const held: string[] = [];
     let keyword: KeywordSegment;
+    let ranker: number;
     try {
       for (const dir of [keywordDir, vectorDir]) {
         this.searcher.open(dir);
@@ -230,12 +231,12 @@ export class KbIndex {
         throw Object.assign(new Error(`Search segment ${published.dir} is being removed`), { code: "ENOENT" });
       }
       keyword = KeywordSegment.open(keywordDir, (path) => this.searcher.mapping(path));
+      ranker = rankerBytes(this.searcher.mapping(join(vectorDir, SEGMENT_FILES.meta)), vectorDir, this.dimension);
     } catch (error) {
       for (const dir of held) void this.searcher.close(dir);
       throw error;
     }
-    const meta = this.searcher.mapping(join(vectorDir, SEGMENT_FILES.meta));
-    this.segment = { keyword, keywordDir, vectorDir, watermark: published.watermark, rankerBytes: rankerBytes(meta, vectorDir, this.dimension) };
+    this.segment = { keyword, keywordDir, vectorDir, watermark: published.watermark, rankerBytes: ranker };
     if (previous) this.closeSegment(previous);
     this.deltaKeyword = new KeywordIndex();
     this.deltaVectors = new DeltaVectors(this.dimension);
