@@ -30,16 +30,21 @@ function kbDir(dataDir: string, kbId: string): string {
   return join(indexesDir(dataDir), kbId);
 }
 
-/** The knowledge base's newest published segment, or null. */
-export function latestSegment(dataDir: string, kbId: string): PublishedSegment | null {
+/** The watermarks of the knowledge base's published segments (their folders' names), newest first. */
+function publishedWatermarks(dataDir: string, kbId: string): number[] {
   const dir = kbDir(dataDir, kbId);
-  if (!existsSync(dir)) return null;
-  const newest = readdirSync(dir)
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
     .filter((name) => PUBLISHED.test(name))
     .map(Number)
-    .sort((a, b) => b - a)[0];
+    .sort((a, b) => b - a);
+}
+
+/** The knowledge base's newest published segment, or null. */
+export function latestSegment(dataDir: string, kbId: string): PublishedSegment | null {
+  const newest = publishedWatermarks(dataDir, kbId)[0];
   if (newest === undefined) return null;
-  const segmentDir = join(dir, String(newest));
+  const segmentDir = join(kbDir(dataDir, kbId), String(newest));
   const manifest = JSON.parse(readFileSync(join(segmentDir, "manifest.json"), "utf8")) as SegmentManifest;
   return { ...manifest, dir: segmentDir };
 }
@@ -69,23 +74,15 @@ export const SEGMENTS_KEPT = 2;
 
 /** How many of the knowledge base's published segments are newer than the one of `watermark`. */
 export function newerSegments(dataDir: string, kbId: string, watermark: number): number {
-  const dir = kbDir(dataDir, kbId);
-  if (!existsSync(dir)) return 0;
-  return readdirSync(dir).filter((name) => PUBLISHED.test(name) && Number(name) > watermark).length;
+  return publishedWatermarks(dataDir, kbId).filter((published) => published > watermark).length;
 }
 
 /** Removes the knowledge base's unfinished builds and all but its `keep` newest segments. */
 export function removeStaleSegments(dataDir: string, kbId: string, keep: number): void {
   const dir = kbDir(dataDir, kbId);
   if (!existsSync(dir)) return;
-  const names = readdirSync(dir);
-  const kept = new Set(
-    names
-      .filter((name) => PUBLISHED.test(name))
-      .sort((a, b) => Number(b) - Number(a))
-      .slice(0, keep),
-  );
-  for (const name of names) if (!kept.has(name)) rmSync(join(dir, name), { recursive: true, force: true });
+  const kept = new Set(publishedWatermarks(dataDir, kbId).slice(0, keep).map(String));
+  for (const name of readdirSync(dir)) if (!kept.has(name)) rmSync(join(dir, name), { recursive: true, force: true });
 }
 
 /** Removes the folders of knowledge bases that no longer exist; returns their ids. */

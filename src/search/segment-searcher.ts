@@ -47,7 +47,7 @@ class SearchThread {
     await ended;
   }
 
-  send(message: ToSearchThread): void {
+  private send(message: ToSearchThread): void {
     if (this.stopped) throw new Error("Search is shutting down");
     this.thread().postMessage(message);
   }
