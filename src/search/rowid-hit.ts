@@ -14,6 +14,11 @@ export function mergeHits(lists: RowidHit[][], limit: number): RowidHit[] {
     .slice(0, limit);
 }
 
+/** mergeHits of the hits of a search's shards, each already its best `limit` at most: one shard's as they are. */
+export function mergeShardHits(lists: RowidHit[][], limit: number): RowidHit[] {
+  return lists.length === 1 ? lists[0] : mergeHits(lists, limit);
+}
+
 /** The hits `best` holds, best first: its ids are slots of a segment, whose rowids are `rowids[slot]`. */
 export function hitsBySlot(best: TopK, rowids: ArrayLike<number>): RowidHit[] {
   return best.sorted().map((hit) => ({ rowid: rowids[hit.id], score: hit.score }));

@@ -8,7 +8,7 @@
 // Each search is a message answered by a promise; a thread that died is started again on the next search.
 // The threads read the segments through views of mappings held here (segment-mappings.ts).
 import { availableParallelism } from "node:os";
-import { mergeHits, type RowidHit } from "./rowid-hit.ts";
+import { mergeShardHits, type RowidHit } from "./rowid-hit.ts";
 import { SegmentMappings } from "./segment-mappings.ts";
 import { allShards } from "./shard.ts";
 import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-thread-protocol.ts";
@@ -185,7 +185,6 @@ export class SegmentSearcher {
   }
 
   private async merged(limit: number, searches: Promise<RowidHit[]>[]): Promise<RowidHit[]> {
-    const hits = await Promise.all(searches);
-    return hits.length === 1 ? hits[0] : mergeHits(hits, limit);
+    return mergeShardHits(await Promise.all(searches), limit);
   }
 }

@@ -13,7 +13,7 @@
 // in-memory VectorIndex scores (vector/int8-codes.ts), so the two can be merged.
 import { join } from "node:path";
 import { TopK } from "../topk.ts";
-import { hitsBySlot, mergeHits, type RowidHit } from "../rowid-hit.ts";
+import { hitsBySlot, mergeShardHits } from "../rowid-hit.ts";
 import type { CoarseQuantizer } from "./ivf.ts";
 import { ListRanker } from "./list-ranker.ts";
 import { CodeScan } from "./code-scan.ts";
@@ -172,25 +172,26 @@ export class VectorSegment {
       if (visited >= budget) searching = searching.filter((probe) => probe.approximate.length < limit);
       if (searching.length === 0) break;
     }
-    const hits = probes.map(({ approximate }) => {
-      const best = new TopK(limit);
-      const exact = new CodeScan(query, this.codes, this.scales, best);
-      exact.addEach(approximate.heldIds());
-      exact.flush();
-      return hitsBySlot(best, this.rowids);
-    });
+    const hits = probes.map(({ approximate }) => this.bestOnCodes(query, limit, (exact) => exact.addEach(approximate.heldIds())));
     return mergeShardHits(hits, limit);
   }
 
   /** Scores every (eligible) chunk of the shard on its codes. */
   private scan(query: Float32Array, eligible: Uint8Array | null, limit: number, shard: Shard): SegmentHit[] {
-    const best = new TopK(limit);
-    const exact = new CodeScan(query, this.codes, this.scales, best);
     const rowids = this.rowids;
     const [from, to] = shardRange(0, rowids.length, shard);
-    if (eligible === null) exact.addRange(from, to);
-    else if (from < to && rowids[to - 1] - rowids[from] < MASK_WALK_WITHIN * (to - from)) this.addMarked(exact, eligible, from, to);
-    else for (let slot = from; slot < to; slot++) if (eligible[rowids[slot]] === 1) exact.add(slot);
+    return this.bestOnCodes(query, limit, (exact) => {
+      if (eligible === null) exact.addRange(from, to);
+      else if (from < to && rowids[to - 1] - rowids[from] < MASK_WALK_WITHIN * (to - from)) this.addMarked(exact, eligible, from, to);
+      else for (let slot = from; slot < to; slot++) if (eligible[rowids[slot]] === 1) exact.add(slot);
+    });
+  }
+
+  /** The `limit` best of the slots `queue` puts into a scan, scored exactly on their codes. */
+  private bestOnCodes(query: Float32Array, limit: number, queue: (exact: CodeScan) => void): SegmentHit[] {
+    const best = new TopK(limit);
+    const exact = new CodeScan(query, this.codes, this.scales, best);
+    queue(exact);
     exact.flush();
     return hitsBySlot(best, this.rowids);
   }
@@ -226,11 +227,6 @@ export class VectorSegment {
     }
     exact.addRange(runStart, runEnd);
   }
-}
-
-/** The best `limit` of the shards' hits (one shard's as they are). */
-function mergeShardHits(hits: RowidHit[][], limit: number): RowidHit[] {
-  return hits.length === 1 ? hits[0] : mergeHits(hits, limit);
 }
 
 /** The first slot in [slot, end) whose rowid is ≥ `rowid` (rowids ascending), by galloping then halving. */
