@@ -82,7 +82,8 @@ export function removeJob(db: Db, documentId: string): void {
 
 /** After a restart nothing is running: every job goes back in line, and every unfinished document gets one. */
 export function requeueAll(db: Db, documentIds: string[], now: Date): void {
-  db.query("DELETE FROM ingest_jobs WHERE document_id IN (SELECT id FROM documents WHERE status IN ('ready', 'failed'))").run();
+  // Per job, not `document_id IN (SELECT … FROM documents …)`: that reads every document row first.
+  db.query("DELETE FROM ingest_jobs WHERE EXISTS (SELECT 1 FROM documents d WHERE d.id = ingest_jobs.document_id AND d.status IN ('ready', 'failed'))").run();
   db.query("UPDATE ingest_jobs SET state = 'queued', started_at = NULL WHERE state = 'running'").run();
   const insert = db.query(
     "INSERT INTO ingest_jobs (document_id, state, attempts, enqueued_at) VALUES (?, 'queued', 0, ?) ON CONFLICT(document_id) DO NOTHING",

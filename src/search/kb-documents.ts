@@ -25,6 +25,10 @@ type DocumentRow = [id: string, metadata: string, status: string, first: number 
 const SEARCHABLE = searchableDocumentSql();
 /** A document being deleted (store/deletions.ts) counts as not ready. */
 const COLUMNS = "id, metadata, CASE WHEN deleting = 1 THEN 'deleting' ELSE status END, first_chunk_rowid, last_chunk_rowid";
+/** A knowledge base's counts: what a search needs of its documents until it needs a mask. */
+export const COUNTS_SQL = `SELECT SUM(CASE WHEN ${SEARCHABLE} THEN last_chunk_rowid - first_chunk_rowid + 1 ELSE 0 END) AS chunks,
+  SUM(NOT ${SEARCHABLE}) AS notReady, MAX(last_chunk_rowid) AS maxRowid
+  FROM documents WHERE kb_id = ? AND first_chunk_rowid IS NOT NULL`;
 /** Documents read (and their metadata parsed) between two turns of the event loop in the first load. */
 const LOAD_SLICE = 2000;
 /** Filter masks kept per knowledge base (each one byte per chunk rowid). */
@@ -155,20 +159,13 @@ export class KbDocuments {
       .map((row) => row.document_id);
   }
 
-  /** The counts alone (no documents). */
+  /** The counts alone (no documents, so no metadata in memory either), from an index (migration 025). */
   private countAll(): void {
-    const row = this.db
-      .query<{ chunks: number | null; notReady: number | null; maxRowid: number | null; bytes: number | null }, [string]>(
-        `SELECT SUM(CASE WHEN ${SEARCHABLE} THEN last_chunk_rowid - first_chunk_rowid + 1 ELSE 0 END) AS chunks,
-                SUM(NOT ${SEARCHABLE}) AS notReady, MAX(last_chunk_rowid) AS maxRowid, SUM(LENGTH(metadata)) AS bytes
-         FROM documents WHERE kb_id = ? AND first_chunk_rowid IS NOT NULL`,
-      )
-      .get(this.kbId);
+    const row = this.db.query<{ chunks: number | null; notReady: number | null; maxRowid: number | null }, [string]>(COUNTS_SQL).get(this.kbId);
     this.table = new DocumentTable();
     this.table.readyChunks = row?.chunks ?? 0;
     this.table.notReady = row?.notReady ?? 0;
     this.table.maxRowid = row?.maxRowid ?? 0;
-    this.table.metadataBytes = row?.bytes ?? 0;
   }
 
   private loadAll(): void {

@@ -25,6 +25,9 @@ export const ROWS_PER_SLICE = 500;
  */
 export const SLICE_PAUSE_MS = 10;
 
+/** The documents whose deletion a start finishes (read from their own index, migration 006). */
+export const DELETING_DOCUMENTS_SQL = "SELECT id, kb_id FROM documents WHERE deleting = 1";
+
 /**
  * Runs `slice` (deletes up to ROWS_PER_SLICE rows, returns how many) one write transaction at a time, with
  * a pause between, until it deletes fewer. False when `stopped` says so first.
@@ -74,7 +77,7 @@ export class Deletions {
     for (const { id } of this.db.query<{ id: string }, []>("SELECT id FROM knowledge_bases WHERE deleting = 1").all()) {
       void this.track(`kb:${id}`, () => this.finishKnowledgeBase(id));
     }
-    const documents = this.db.query<{ id: string; kb_id: string }, []>("SELECT id, kb_id FROM documents WHERE deleting = 1").all();
+    const documents = this.db.query<{ id: string; kb_id: string }, []>(DELETING_DOCUMENTS_SQL).all();
     for (const { id, kb_id } of documents) void this.track(`doc:${id}`, () => this.finishDocument(kb_id, id));
   }
 

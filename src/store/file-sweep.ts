@@ -12,9 +12,12 @@ export interface SweepResult {
   keptFiles: number;
 }
 
+/** The stored files' paths (read from their own index, migration 006). */
+export const STORED_FILES_SQL = "SELECT storage_path FROM documents WHERE storage_path IS NOT NULL";
+
 /** Sweeps <dataDir>/files. Must run while no upload is in flight (one server per data dir). */
 export function sweepFileStore(db: Db, dataDir: string): SweepResult {
-  const rows = db.query<{ storage_path: string }, []>("SELECT storage_path FROM documents WHERE storage_path IS NOT NULL").all();
+  const rows = db.query<{ storage_path: string }, []>(STORED_FILES_SQL).all();
   const referenced = new Set(rows.map((row) => row.storage_path));
   const result: SweepResult = { removedFiles: 0, keptFiles: 0 };
   const root = join(dataDir, "files");

@@ -6,6 +6,7 @@ import { documentsByStatus } from "./002_documents_by_status.ts";
 import { knowledgeBaseDeletion } from "./003_knowledge_base_deletion.ts";
 import { documentDeletion } from "./004_document_deletion.ts";
 import { liveDocumentCount } from "./005_live_document_count.ts";
+import { startupReads } from "./006_startup_reads.ts";
 import { ingestJobs } from "./010_ingest_jobs.ts";
 import { ingestTurns } from "./011_ingest_turns.ts";
 import { ingestJobAccounts } from "./012_ingest_job_accounts.ts";
@@ -14,8 +15,9 @@ import { searchLog } from "./021_search_log.ts";
 import { vectorPurge } from "./022_vector_purge.ts";
 import { deletionLogQuiet } from "./023_deletion_log_quiet.ts";
 import { searchSeesDeletion } from "./024_search_sees_deletion.ts";
+import { documentCounts } from "./025_document_counts.ts";
 import { usage } from "./030_usage.ts";
 import { requestLog } from "./031_request_log.ts";
 import { webhookEvents } from "./032_webhook_events.ts";
 
-export const MIGRATIONS: Migration[] = [core, documentsByStatus, knowledgeBaseDeletion, documentDeletion, liveDocumentCount, ingestJobs, ingestTurns, ingestJobAccounts, searchVersions, searchLog, vectorPurge, deletionLogQuiet, searchSeesDeletion, usage, requestLog, webhookEvents];
+export const MIGRATIONS: Migration[] = [core, documentsByStatus, knowledgeBaseDeletion, documentDeletion, liveDocumentCount, startupReads, ingestJobs, ingestTurns, ingestJobAccounts, searchVersions, searchLog, vectorPurge, deletionLogQuiet, searchSeesDeletion, documentCounts, usage, requestLog, webhookEvents];
