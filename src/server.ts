@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { chmodSync, mkdirSync } from "node:fs";
 import type { Config } from "./config.ts";
 import { systemClock, type Clock } from "./clock.ts";
-import { openDatabase, closeDatabase } from "./store/db.ts";
+import { openDatabase, closeDatabase, type Db } from "./store/db.ts";
 import { ensureVectorTable } from "./store/vectors.ts";
 import { VectorPurger } from "./store/vector-purger.ts";
 import { Deletions } from "./store/deletions.ts";
@@ -13,6 +13,7 @@ import { AccountService } from "./accounts/service.ts";
 import { JwtIssuer } from "./accounts/jwt.ts";
 import { resolveJwtSecret } from "./accounts/jwt-secret.ts";
 import { loadThreadedModels } from "./models/threaded-models.ts";
+import type { SearchModels } from "./models/types.ts";
 import { Ingestion } from "./ingest/ingestion.ts";
 import type { AppContext } from "./http/context.ts";
 import { createApp } from "./http/app.ts";
@@ -69,30 +70,42 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     console.warn(`quarry: could not make ${config.dataDir} private (0700): ${(error as Error).message}`);
   }
   const databasePath = join(config.dataDir, "quarry.db");
-  const db = openDatabase(databasePath, { cacheMb: REQUEST_CACHE_MB });
-  recoverSearchIndexes(db, config.dataDir);
-  sweepFileStore(db, config.dataDir);
-  const clock = options.clock ?? systemClock;
   // Each model runs on its own thread (models/threaded-models.ts), off the HTTP thread. No busy-waiting
   // ONNX threads: between two query embeddings they took a core from the search threads (measured: 2.0
   // cores busy instead of 1.2 while one query a 5 ms was embedded). And a query, one short text, is
   // embedded on one ONNX thread: splitting its operators cost CPU and gained no time (the default model:
   // 2.47 ms of CPU a query on 2 threads, 1.87 on one; 1.73 and 1.67 ms elapsed).
-  const models = await loadThreadedModels(config.dataDir, {
+  // They load (~0.3 s) while the database is opened and checked here.
+  const modelsLoading = loadThreadedModels(config.dataDir, {
     modelsDir: config.modelsDir,
     embedModel: config.embedModel,
     rerankModel: config.rerankModel,
     spinning: false,
     embedThreads: 1,
   });
+  const closeModels = async (loaded: SearchModels) => {
+    await loaded.embedder.close();
+    await loaded.reranker?.close();
+  };
+  let db: Db;
   try {
+    db = openDatabase(databasePath, { cacheMb: REQUEST_CACHE_MB });
+  } catch (error) {
+    await modelsLoading.then(closeModels, () => {});
+    throw error;
+  }
+  let models: SearchModels;
+  try {
+    recoverSearchIndexes(db, config.dataDir);
+    sweepFileStore(db, config.dataDir);
+    models = await modelsLoading;
     ensureVectorTable(db, { id: models.embedder.id, dimension: models.embedder.dimension });
   } catch (error) {
-    await models.embedder.close();
-    await models.reranker?.close();
+    await modelsLoading.then(closeModels, () => {});
     closeDatabase(db);
     throw error;
   }
+  const clock = options.clock ?? systemClock;
 
   const ingest = new Ingestion({ db, databasePath, config, clock });
   const vectorPurger = new VectorPurger(db);

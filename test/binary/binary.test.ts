@@ -106,6 +106,13 @@ describe("the compiled binary, alone in an empty directory", () => {
     expect(existsSync(join(workDir, "node_modules"))).toBe(false);
   });
 
+  test("serves the OpenAPI document, whose generator it loads at the first request for it", async () => {
+    const openapi = await request(running.url, "GET", "/openapi.json");
+    expect(openapi.status).toBe(200);
+    expect(openapi.body).toMatchObject({ openapi: "3.1.0", info: { title: "Quarry API", version: pkg.version } });
+    expect(Object.keys((openapi.body as { paths: object }).paths)).toContain("/api/v1/knowledge-bases/{kb_id}/search");
+  });
+
   test("unpacks its native libraries and models into one folder next to the data", () => {
     const builds = readdirSync(join(dataDir, ".runtime"));
     expect(builds).toEqual([expect.stringMatching(new RegExp(`^${pkg.version}-[0-9a-f]{16}$`))]);

@@ -6,9 +6,9 @@ import {
   SUPPORTED_TYPES,
   TEXT_TYPES,
   parseDocument,
-  terminateOcr,
   type ParsedDocument,
 } from "../../src/ingest/parsers/index.ts";
+import { terminateOcr } from "../../src/ingest/parsers/ocr.ts";
 import { ensureFixtures, SHARED_SAMPLES, SHARED_SAMPLES_DIR, type DocumentFixture, type Phrase } from "../fixtures.ts";
 
 const OCR_TIMEOUT_MS = 60_000;

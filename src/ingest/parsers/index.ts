@@ -3,14 +3,14 @@ import { ParseError, type ParsedDocument } from "./types.ts";
 
 export { ParseError, type ParsedDocument, type ParsedSection } from "./types.ts";
 export { MAX_PAGES, assertPageLimit } from "./page-limit.ts";
-export { terminateOcr } from "./ocr.ts";
 export { RICH_TYPES, SUPPORTED_TYPES, TEXT_TYPES, isSupportedType, type SupportedType } from "./file-types.ts";
 
 type Parser = (data: Uint8Array) => Promise<ParsedDocument>;
 
 // Each parser module is loaded on first use: importing this module stays cheap for code that only
-// needs the type lists, and pdfjs, tesseract.js and the native canvas load only where documents
-// are actually parsed.
+// needs the type lists (the HTTP thread), and pdfjs, tesseract.js and the native canvas load only where
+// documents are actually parsed. Nothing here may import them statically (terminateOcr is ocr.ts's own:
+// re-exported here, it loaded tesseract.js and the canvas at every start, 0.1-1.3 s).
 const PARSERS: Record<SupportedType, Parser> = {
   pdf: async (data) => (await import("./pdf.ts")).parsePdf(data),
   docx: async (data) => (await import("./docx.ts")).parseDocx(data),
