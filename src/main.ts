@@ -35,10 +35,15 @@ async function configure(argv: string[], takesArguments = false): Promise<Config
 
 async function serve(argv: string[]): Promise<void> {
   const config = await configure(argv);
-  // Imported only now: the server's modules load native addons (the document parsers' canvas), which in a
-  // compiled binary exist only once configure() has unpacked them.
+  // The models load on their own threads while the server's modules are imported (~0.2 s). A failure is
+  // reported by startServer, which awaits them.
+  const { loadServerModels } = await import("./models/server-models.ts");
+  const models = loadServerModels(config);
+  models.catch(() => {});
+  // Both imported after configure(): in a compiled binary it unpacks the native libraries they load
+  // (ONNX Runtime on the model threads, sqlite-vec with the database).
   const { startServer } = await import("./server.ts");
-  const server = await startServer(config, { banner: true });
+  const server = await startServer(config, { banner: true, models });
   let signals = 0;
   const shutdown = async (signal: string) => {
     if (++signals > 1) process.exit(1);

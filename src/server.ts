@@ -12,7 +12,7 @@ import { sweepFileStore } from "./store/file-sweep.ts";
 import { AccountService } from "./accounts/service.ts";
 import { JwtIssuer } from "./accounts/jwt.ts";
 import { resolveJwtSecret } from "./accounts/jwt-secret.ts";
-import { loadThreadedModels } from "./models/threaded-models.ts";
+import { loadServerModels } from "./models/server-models.ts";
 import type { SearchModels } from "./models/types.ts";
 import { Ingestion } from "./ingest/ingestion.ts";
 import type { AppContext } from "./http/context.ts";
@@ -43,6 +43,8 @@ export interface StartOptions {
   rateLimitClock?: () => number;
   /** How long a stop lets requests in flight finish before closing their connections (default STOP_GRACE_MS). */
   stopGraceMs?: number;
+  /** The models (models/server-models.ts), already loading: started before this module was imported. */
+  models?: Promise<SearchModels>;
 }
 
 /**
@@ -70,19 +72,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     console.warn(`quarry: could not make ${config.dataDir} private (0700): ${(error as Error).message}`);
   }
   const databasePath = join(config.dataDir, "quarry.db");
-  // Each model runs on its own thread (models/threaded-models.ts), off the HTTP thread. No busy-waiting
-  // ONNX threads: between two query embeddings they took a core from the search threads (measured: 2.0
-  // cores busy instead of 1.2 while one query a 5 ms was embedded). And a query, one short text, is
-  // embedded on one ONNX thread: splitting its operators cost CPU and gained no time (the default model:
-  // 2.47 ms of CPU a query on 2 threads, 1.87 on one; 1.73 and 1.67 ms elapsed).
-  // They load (~0.3 s) while the database is opened and checked here.
-  const modelsLoading = loadThreadedModels(config.dataDir, {
-    modelsDir: config.modelsDir,
-    embedModel: config.embedModel,
-    rerankModel: config.rerankModel,
-    spinning: false,
-    embedThreads: 1,
-  });
+  // The models load (~0.3 s) while the database is opened and checked here; the CLI starts them sooner.
+  const modelsLoading = options.models ?? loadServerModels(config);
   const closeModels = async (loaded: SearchModels) => {
     await loaded.embedder.close();
     await loaded.reranker?.close();

@@ -1,7 +1,9 @@
 // Starting and stopping the real server: a busy port is an error, and a graceful stop lets in-flight
-// requests finish, refuses new ones and checkpoints the WAL.
+// requests finish, refuses new ones and checkpoints the WAL. `quarry serve` loads its models while it
+// imports the server and opens the database: either failing ends it with the cause and exit code 1.
 import { describe, expect, test } from "bun:test";
-import { statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { startServer } from "../../src/server.ts";
@@ -71,5 +73,34 @@ describe("server lifecycle", () => {
     expect(await inFlight).toBeInstanceOf(Error);
     expect(statSync(join(server.dataDir, "quarry.db-wal"), { throwIfNoEntry: false })?.size ?? 0).toBe(0);
     await server.stop();
+  });
+
+  /** Runs `quarry serve` on a fresh data dir prepared by `prepare`; resolves with its exit code and stderr. */
+  async function serveFails(env: Record<string, string>, prepare: (dataDir: string) => void = () => {}) {
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-start-fails-"));
+    try {
+      prepare(dataDir);
+      const proc = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir], {
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { ...process.env, ...env },
+      });
+      const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+      return { code, stderr };
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  test("quarry serve with a model that is not installed says so and exits 1", async () => {
+    const { code, stderr } = await serveFails({ QUARRY_EMBED_MODEL: "not-installed" });
+    expect(code).toBe(1);
+    expect(stderr).toContain('quarry: Embedding model "not-installed" not found');
+  });
+
+  test("quarry serve on a file that is not a database says so and exits 1, while its models were loading", async () => {
+    const { code, stderr } = await serveFails({}, (dataDir) => writeFileSync(join(dataDir, "quarry.db"), "not a database, but long enough to be read as one".repeat(100)));
+    expect(code).toBe(1);
+    expect(stderr).toContain("quarry: file is not a database");
   });
 });
