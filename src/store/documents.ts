@@ -177,10 +177,10 @@ export function markFailed(db: Db, id: string, detail: string, now: Date, pageCo
   ).run(detail, pageCount, now.toISOString(), id);
 }
 
-/** Documents that were queued or mid-way when the server stopped (not those being deleted: they are not processed again). */
 /** The documents a start queues again (read from their own index, migration 006). */
 export const UNFINISHED_DOCUMENTS_SQL = "SELECT id FROM documents WHERE status NOT IN ('ready', 'failed') AND deleting = 0 ORDER BY id";
 
+/** Documents that were queued or mid-way when the server stopped (not those being deleted: they are not processed again). */
 export function unfinishedDocumentIds(db: Db): string[] {
   return db
     .query<{ id: string }, []>(UNFINISHED_DOCUMENTS_SQL)
