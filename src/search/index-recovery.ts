@@ -39,28 +39,38 @@ export function resetSearchIndexes(db: Db, dataDir: string): void {
  * Log rows forgotten per transaction once a segment is recorded. Forgetting a million in one held the
  * write lock for ~0.5 s, and every other writer, the HTTP thread's request log among them, waited.
  */
-const TRIM_BATCH = 5000;
+export const TRIM_BATCH = 5000;
+/**
+ * The pause between two batches (each holds the write lock ~14-22 ms at 1M chunks). Back to back, the
+ * lock was free only for instants, which writers sleeping in SQLite's busy wait (1, 2, 5, 10, 15, 20, 25
+ * ms…) kept missing: a search's usage count on the HTTP thread waited up to ~60 ms.
+ */
+const TRIM_PAUSE_MS = 10;
+
+/** How the index worker waits between batches (blocking its own thread only). */
+export type TrimPause = () => void;
+const pauseBetweenBatches: TrimPause = () => Bun.sleepSync(TRIM_PAUSE_MS);
 
 /**
  * Records a published segment, then forgets the log rows it holds a batch at a time: readers start after
  * the watermark once they adopt the segment, and a batch left by a crash goes with the next segment.
  */
-export function recordSegment(db: Db, kbId: string, watermark: number): void {
+export function recordSegment(db: Db, kbId: string, watermark: number, pause = pauseBetweenBatches): void {
   db.query("INSERT INTO search_segments (kb_id, watermark) VALUES (?, ?) ON CONFLICT(kb_id) DO UPDATE SET watermark = excluded.watermark").run(
     kbId,
     watermark,
   );
-  forgetLogRows(db, kbId, watermark);
+  forgetLogRows(db, kbId, watermark, pause);
 }
 
 /** Forgets a deleted (or deleting) knowledge base's segment record and changes, a batch of log rows at a time. */
-export function forgetKnowledgeBase(db: Db, kbId: string): void {
+export function forgetKnowledgeBase(db: Db, kbId: string, pause = pauseBetweenBatches): void {
   db.query("DELETE FROM search_segments WHERE kb_id = ?").run(kbId);
-  forgetLogRows(db, kbId, Number.MAX_SAFE_INTEGER);
+  forgetLogRows(db, kbId, Number.MAX_SAFE_INTEGER, pause);
 }
 
-/** Deletes the knowledge base's log rows up to `seq`, TRIM_BATCH per statement. */
-function forgetLogRows(db: Db, kbId: string, seq: number): void {
+/** Deletes the knowledge base's log rows up to `seq`, TRIM_BATCH per statement, pausing between statements. */
+function forgetLogRows(db: Db, kbId: string, seq: number, pause: TrimPause): void {
   const trim = db.query("DELETE FROM search_log WHERE seq IN (SELECT seq FROM search_log WHERE kb_id = ? AND seq <= ? ORDER BY seq LIMIT ?)");
-  while (trim.run(kbId, seq, TRIM_BATCH).changes > 0);
+  while (trim.run(kbId, seq, TRIM_BATCH).changes === TRIM_BATCH) pause();
 }

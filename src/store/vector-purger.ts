@@ -14,6 +14,9 @@ const POLL_MS = 1000;
  * empty or `budgetMs` has passed. Returns whether any are left.
  */
 export function purgeVectorSlice(db: Db, budgetMs: number): boolean {
+  // An empty queue is seen without the write lock: taking it every poll made this thread wait whenever a
+  // worker held it (the index worker forgetting a million log rows, an ingestion writing chunks).
+  if (!queuedVectors(db)) return false;
   const started = performance.now();
   const next = db.query<{ rowid: number }, []>("SELECT rowid FROM vector_purge ORDER BY rowid LIMIT 64");
   const deleteVector = db.query("DELETE FROM vec_chunks WHERE rowid = ?");
@@ -27,6 +30,10 @@ export function purgeVectorSlice(db: Db, budgetMs: number): boolean {
       }
     }
   });
+  return queuedVectors(db);
+}
+
+function queuedVectors(db: Db): boolean {
   return db.query("SELECT 1 FROM vector_purge LIMIT 1").get() !== null;
 }
 

@@ -87,3 +87,19 @@ test("rowids are never handed out twice: not while a deleted chunk's vector is q
   expect(purgeVectorSlice(db, 1000)).toBe(false);
   expect(write(documentRow("doc_later", "kb_reuse"), newChunks(1, 5))).toEqual([newRowids[2] + 1]);
 });
+
+test("an empty queue is seen without taking the write lock: a purge poll never waits for another writer", () => {
+  while (purgeVectorSlice(db, 1000));
+  const other = openDatabase(join(dataDir, "quarry.db"), { migrate: false });
+  const poller = openDatabase(join(dataDir, "quarry.db"), { migrate: false });
+  poller.exec("PRAGMA busy_timeout = 0");
+  try {
+    other.exec("BEGIN IMMEDIATE");
+    // With the lock held elsewhere, taking it would fail at once (SQLITE_BUSY); looking does not.
+    expect(purgeVectorSlice(poller, 1000)).toBe(false);
+    other.exec("COMMIT");
+  } finally {
+    other.close();
+    poller.close();
+  }
+});
