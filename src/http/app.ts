@@ -38,7 +38,10 @@ export function createApp(ctx: AppContext) {
     .use(webhookRoutes(ctx))
     .use(v1);
 
-  return new Elysia().use(api).use(dashboardRoutes);
+  // Every route's handler is generated before listening rather than at its first request: the first
+  // request after a start took 60-90 ms instead of 16-31 (the first search 145-150 ms instead of 100-113),
+  // for 60-70 ms more before listening.
+  return new Elysia({ precompile: true }).use(api).use(dashboardRoutes);
 }
 
 export type App = ReturnType<typeof createApp>;
