@@ -6,11 +6,11 @@ import { cpuCount } from "../cpu-count.ts";
 import type { Config } from "../config.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../store/db.ts";
-import { writeTx } from "../store/db.ts";
+import { LOCKED, tryWriteTx, writeTx } from "../store/db.ts";
 import { resetToPending, unfinishedDocumentIds } from "../store/documents.ts";
 import { MAX_ATTEMPTS, attemptsOf, claimNext, existingJobs, hasQueuedJob, requeue, requeueAll } from "./queue.ts";
 import { failDocument, failDocumentInSlices } from "./indexer.ts";
-import { WorkerPool, type JobSource } from "./pool.ts";
+import { BUSY, WorkerPool, type JobSource } from "./pool.ts";
 import type { PipelineReport } from "./pipeline.ts";
 import type { JobPayload, WorkerSettings } from "./worker.ts";
 
@@ -71,10 +71,12 @@ export class Ingestion implements JobSource<PipelineReport> {
     return hasQueuedJob(this.options.db);
   }
 
-  claim(): { id: string; payload: JobPayload } | null {
+  /** Runs on the HTTP thread, so it does not wait for a worker's write lock: the pool tries again shortly. */
+  claim(): { id: string; payload: JobPayload } | null | typeof BUSY {
     const { db, clock } = this.options;
     if (!hasQueuedJob(db)) return null;
-    const documentId = writeTx(db, () => claimNext(db, clock.now()));
+    const documentId = tryWriteTx(db, () => claimNext(db, clock.now()));
+    if (documentId === LOCKED) return BUSY;
     if (!documentId) return null;
     return { id: documentId, payload: { clockOffsetMs: clock.now().getTime() - Date.now() } };
   }

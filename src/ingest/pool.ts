@@ -10,9 +10,13 @@
 import type { FromWorker, ToWorker } from "./worker-protocol.ts";
 import { SHARE_ENV } from "node:worker_threads";
 
+/** What a job source's claim returns when it cannot tell now: the pool asks again after CLAIM_RETRY_MS. */
+export const BUSY = Symbol("busy");
+const CLAIM_RETRY_MS = 3;
+
 export interface JobSource<Result> {
-  /** The next job to run, or null when there is none. */
-  claim(): { id: string; payload: unknown } | null;
+  /** The next job to run, null when there is none, or BUSY to be asked again shortly. */
+  claim(): { id: string; payload: unknown } | null | typeof BUSY;
   finished(id: string, result: Result): void;
   /** The worker died (retry: true) or hung (retry: false) with this job; the reason is for the user. */
   crashed(id: string, reason: string, retry: boolean): void;
@@ -62,6 +66,8 @@ export class WorkerPool<Result> {
   private readonly slots = new Set<Slot>();
   private stopping = false;
   private poller?: Timer;
+  /** The next dispatch after the source answered BUSY. */
+  private retry?: Timer;
   /** Consecutive workers that died before becoming ready; drives the restart back-off. */
   private failedStarts = 0;
   /** Whether the workers were started (at once, or when the first job was waiting: JobSource.hasWork). */
@@ -97,6 +103,7 @@ export class WorkerPool<Result> {
     if (this.stopping) return;
     this.stopping = true;
     clearInterval(this.poller);
+    clearTimeout(this.retry);
     const slots = [...this.slots];
     for (const slot of slots) this.send(slot, { type: "stop" });
     const grace = Bun.sleep(STOP_GRACE_MS);
@@ -225,6 +232,13 @@ export class WorkerPool<Result> {
     for (const slot of this.slots) {
       if (!this.isIdle(slot)) continue;
       const job = this.options.source.claim();
+      if (job === BUSY) {
+        this.retry ??= setTimeout(() => {
+          this.retry = undefined;
+          this.dispatch();
+        }, CLAIM_RETRY_MS);
+        return;
+      }
       if (!job) return;
       slot.job = job.id;
       slot.timer = setTimeout(() => this.timedOut(slot, job.id), this.options.jobTimeoutMs);

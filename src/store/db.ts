@@ -8,6 +8,9 @@ import { migrate } from "./migrate.ts";
 
 export type Db = Database;
 
+/** How long a write waits for another connection's write lock before failing with SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 10_000;
+
 export interface OpenOptions {
   migrate?: boolean;
   /** SQLite's page cache for this connection, in MiB (SQLite's default: 2,000 KiB). */
@@ -22,7 +25,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
-  db.exec("PRAGMA busy_timeout = 10000");
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   if (options.cacheMb !== undefined && options.cacheMb > 0) db.exec(`PRAGMA cache_size = -${Math.round(options.cacheMb * 1024)}`);
   loadVectorExtension(db);
   if (options.migrate !== false) migrate(db);
@@ -32,6 +35,26 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
 /** Runs fn in a BEGIN IMMEDIATE transaction: writers queue on the lock instead of failing mid-way. */
 export function writeTx<T>(db: Db, fn: () => T): T {
   return db.transaction(fn).immediate();
+}
+
+/** What tryWriteTx returns when another connection holds the write lock. */
+export const LOCKED = Symbol("locked");
+
+/**
+ * writeTx without waiting for the write lock: LOCKED at once when another connection (a worker) holds it.
+ * SQLite's wait sleeps the thread in steps of 1, 2, 5, 10… ms, which the HTTP thread must not do for
+ * background work that can simply be tried again.
+ */
+export function tryWriteTx<T>(db: Db, fn: () => T): T | typeof LOCKED {
+  db.exec("PRAGMA busy_timeout = 0");
+  try {
+    return db.transaction(fn).immediate();
+  } catch (error) {
+    if ((error as { code?: string }).code === "SQLITE_BUSY") return LOCKED;
+    throw error;
+  } finally {
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
 }
 
 /** Checkpoints the WAL into the main file and closes; used on graceful shutdown. */

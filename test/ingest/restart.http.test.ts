@@ -189,7 +189,7 @@ describe("stop and start in process", () => {
       const queue = new Ingestion({ db, databasePath, config: loadConfig({ QUARRY_DATA_DIR: dataDir }), clock: systemClock });
       const status = () => db.query<{ status: string; error_detail: string | null }, [string]>("SELECT status, error_detail FROM documents WHERE id = ?").get(doc.id)!;
       for (let attempt = 1; attempt <= 3; attempt++) {
-        expect(queue.claim()?.id).toBe(doc.id);
+        expect(queue.claim()).toMatchObject({ id: doc.id });
         await queue.crashed(doc.id, "The ingestion worker stopped unexpectedly (exit code 1)", true);
         if (attempt < 3) expect(status()).toEqual({ status: "pending", error_detail: null });
       }

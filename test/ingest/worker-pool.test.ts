@@ -2,7 +2,7 @@
 // demand: a crashing or hung worker is replaced and its job reported, the pool keeps working, a busy
 // worker can hand a task to an idle one, and a stop hands back the job that was running.
 import { afterEach, describe, expect, test } from "bun:test";
-import { WorkerPool, type JobSource } from "../../src/ingest/pool.ts";
+import { BUSY, WorkerPool, type JobSource } from "../../src/ingest/pool.ts";
 
 const WORKER_URL = new URL("./pool-test-worker.ts", import.meta.url).href;
 
@@ -11,14 +11,14 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.stop()));
 });
 
-function startPool(jobs: JobSource<string>, options: { size?: number; jobTimeoutMs?: number; settings?: object } = {}) {
+function startPool(jobs: JobSource<string>, options: { size?: number; jobTimeoutMs?: number; settings?: object; pollMs?: number } = {}) {
   const pool = new WorkerPool<string>({
     size: options.size ?? 1,
     workerUrl: WORKER_URL,
     settings: options.settings ?? {},
     source: jobs,
     jobTimeoutMs: options.jobTimeoutMs ?? 60_000,
-    pollMs: 20,
+    pollMs: options.pollMs ?? 20,
     log: () => {},
   });
   pools.push(pool);
@@ -54,6 +54,19 @@ describe("worker pool", () => {
     startPool(jobs, { size: 2 });
     await until(() => log.finished.length === 6, "six jobs");
     expect(log.finished.sort()).toEqual(["done:j0", "done:j1", "done:j2", "done:j3", "done:j4", "done:j5"]);
+  });
+
+  test("a source that answers BUSY is asked again shortly, not at the next poll", async () => {
+    const { jobs, log, add } = recorder();
+    let busy = 3;
+    const claim = jobs.claim;
+    jobs.claim = () => (busy-- > 0 ? BUSY : claim());
+    add("later", "ok");
+    // Polls an hour apart: only the retries can reach the job within the wait.
+    startPool(jobs, { pollMs: 3_600_000 });
+    await until(() => log.finished.length === 1, "the job after three BUSY answers");
+    expect(log.finished).toEqual(["done:later"]);
+    expect(busy).toBeLessThan(0);
   });
 
   test("a busy worker's task goes to an idle worker, and comes back null when none is free", async () => {
