@@ -160,6 +160,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzRun> {
     const other = await newTenant(target(), "bystander");
     let attacker = await newTenant(target(), "attacker");
     attackerAccounts = 1;
+    /** Every tenant made so far: an attacker replaced by a new trial account keeps its document (and file). */
+    const tenants = [other, attacker];
     const ids = (): LiveIds => ({ kbId: attacker.kbId, docId: attacker.docId, otherKbId: other.kbId, otherDocId: other.docId });
     background = new BackgroundTenant(() => server.baseUrl, other.apiKey);
     background.start();
@@ -198,6 +200,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzRun> {
         else {
           attacker = await newTenant(target(), "attacker");
           attackerAccounts++;
+          tenants.push(attacker);
         }
         const retryRequest = fuzzCase.build(ids());
         ({ response, rateLimited } = await sendPolitely(target(), retryRequest, authorizationFor(retryRequest, attacker), CASE_RATE_WAIT_MS));
@@ -234,7 +237,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzRun> {
     }
 
     const livePaths = new Set<string>();
-    for (const tenant of [other, attacker]) {
+    for (const tenant of tenants) {
       const { response } = await sendPolitely(target(), { method: "GET", path: `/api/v1/knowledge-bases/${tenant.kbId}/documents/${tenant.docId}`, credential: { kind: "none" } }, bearer(tenant.apiKey));
       const path = (response.json as any)?.data?.storage_path;
       if (path) livePaths.add(path);
