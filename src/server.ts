@@ -131,8 +131,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     vectorPurger.stop();
     await ctx.searchIndexes.stop();
     await ingest.stop();
-    await models.embedder.close();
-    await models.reranker?.close();
+    await closeModels(models);
     closeDatabase(db);
   };
 

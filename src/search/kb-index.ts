@@ -301,7 +301,7 @@ function isGone(error: unknown): boolean {
 /** A search thread's copy of the segment's list centroids (f32) and their scores (f64), made at its first search. */
 function rankerBytes(meta: Uint8Array, vectorDir: string, dimension: number): number {
   try {
-    const { lists } = parseMeta(new TextDecoder().decode(meta), vectorDir, dimension);
+    const { lists } = parseMeta(meta, vectorDir, dimension);
     return lists > 1 ? lists * (dimension * Float32Array.BYTES_PER_ELEMENT + Float64Array.BYTES_PER_ELEMENT) : 0;
   } catch {
     return 0; // an unreadable segment is reported by its first search

@@ -1,6 +1,6 @@
 // The files of one vector segment directory. Slot i (0-based) is the i-th smallest rowid of the segment;
 // the per-slot files are flat little-endian arrays, memory-mapped when the segment is opened.
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const SEGMENT_FILES = {
@@ -49,13 +49,9 @@ export function writeMeta(dir: string, meta: Omit<SegmentMeta, "format">): void 
   writeFileSync(join(dir, SEGMENT_FILES.meta), JSON.stringify({ format: FORMAT, ...meta } satisfies SegmentMeta));
 }
 
-export function readMeta(dir: string, dimension: number): SegmentMeta {
-  return parseMeta(readFileSync(join(dir, SEGMENT_FILES.meta), "utf8"), dir, dimension);
-}
-
-/** The segment's SegmentMeta from the text of its meta file, checked against this version and `dimension`. */
-export function parseMeta(text: string, dir: string, dimension: number): SegmentMeta {
-  const meta = JSON.parse(text) as SegmentMeta;
+/** The segment's SegmentMeta from the bytes of its meta file, checked against this version and `dimension`. */
+export function parseMeta(bytes: Uint8Array, dir: string, dimension: number): SegmentMeta {
+  const meta = JSON.parse(new TextDecoder().decode(bytes)) as SegmentMeta;
   if (meta.format !== FORMAT) throw new Error(`Vector segment ${dir} has format ${meta.format}; this version reads format ${FORMAT}`);
   if (meta.dimension !== dimension) throw new Error(`Vector segment ${dir} holds ${meta.dimension}-d vectors, not ${dimension}-d`);
   return meta;

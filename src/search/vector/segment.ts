@@ -80,7 +80,7 @@ export class VectorSegment {
   static open(dir: string, dimension: number, tuning = SEARCH_TUNING, map: MapFile = mapFile): VectorSegment {
     // The meta file is read through `map` like the others: a search thread then never reads the disk, where a
     // segment the HTTP thread holds may already be removed (segment-mappings.ts).
-    const { count, lists, groups, trainedCount } = parseMeta(new TextDecoder().decode(map(join(dir, SEGMENT_FILES.meta))), dir, dimension);
+    const { count, lists, groups, trainedCount } = parseMeta(map(join(dir, SEGMENT_FILES.meta)), dir, dimension);
     const mapped = <T>(file: string, length: number, View: { new (buffer: ArrayBufferLike, offset: number, length: number): T }): T => {
       const bytes = map(join(dir, file));
       return new View(bytes.buffer, bytes.byteOffset, length);
