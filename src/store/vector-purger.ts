@@ -2,7 +2,7 @@
 // most SLICE_MS at a time with the event loop free in between: sqlite-vec deletes cost 30-400 µs each, and
 // deleting a large knowledge base's vectors at once would hold every request for seconds or minutes. The
 // queue is in the database, so a crash or restart loses none of it.
-import { writeTx, type Db } from "./db.ts";
+import { LOCKED, tryWriteTx, type Db } from "./db.ts";
 
 /** How long one slice may hold the thread (and the write lock). */
 const SLICE_MS = 5;
@@ -11,17 +11,17 @@ const POLL_MS = 1000;
 
 /**
  * Deletes queued vectors in rowid order (neighbours share sqlite-vec's chunk blobs) until the queue is
- * empty or `budgetMs` has passed. Returns whether any are left.
+ * empty or `budgetMs` has passed. Returns whether any are left. It runs on the HTTP thread, so it never
+ * waits for the write lock: while a worker holds it (the index worker forgetting a million log rows, an
+ * ingestion writing chunks) the slice is left for later, and an empty queue is seen without taking it.
  */
 export function purgeVectorSlice(db: Db, budgetMs: number): boolean {
-  // An empty queue is seen without the write lock: taking it every poll made this thread wait whenever a
-  // worker held it (the index worker forgetting a million log rows, an ingestion writing chunks).
   if (!queuedVectors(db)) return false;
   const started = performance.now();
   const next = db.query<{ rowid: number }, []>("SELECT rowid FROM vector_purge ORDER BY rowid LIMIT 64");
   const deleteVector = db.query("DELETE FROM vec_chunks WHERE rowid = ?");
   const dequeue = db.query("DELETE FROM vector_purge WHERE rowid = ?");
-  writeTx(db, () => {
+  const done = tryWriteTx(db, () => {
     for (let batch = next.all(); batch.length > 0; batch = next.all()) {
       for (const { rowid } of batch) {
         deleteVector.run(rowid);
@@ -30,7 +30,7 @@ export function purgeVectorSlice(db: Db, budgetMs: number): boolean {
       }
     }
   });
-  return queuedVectors(db);
+  return done === LOCKED || queuedVectors(db);
 }
 
 function queuedVectors(db: Db): boolean {
@@ -66,7 +66,7 @@ export class VectorPurger {
     try {
       left = purgeVectorSlice(this.db, SLICE_MS);
     } catch (error) {
-      // Busy or failing database: the queue is kept, and tried again at the next poll.
+      // A failing database: the queue is kept, and tried again at the next poll.
       console.error(`vector purge: ${(error as Error).message}`);
     }
     // Slices alternate with pauses as long: at most half the thread's time goes to purging.

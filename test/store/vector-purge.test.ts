@@ -88,7 +88,7 @@ test("rowids are never handed out twice: not while a deleted chunk's vector is q
   expect(write(documentRow("doc_later", "kb_reuse"), newChunks(1, 5))).toEqual([newRowids[2] + 1]);
 });
 
-test("an empty queue is seen without taking the write lock: a purge poll never waits for another writer", () => {
+test("a purge never waits for another writer: an empty queue is seen without the lock, a full one is left for later", () => {
   while (purgeVectorSlice(db, 1000));
   const other = openDatabase(join(dataDir, "quarry.db"), { migrate: false });
   const poller = openDatabase(join(dataDir, "quarry.db"), { migrate: false });
@@ -98,6 +98,17 @@ test("an empty queue is seen without taking the write lock: a purge poll never w
     // With the lock held elsewhere, taking it would fail at once (SQLITE_BUSY); looking does not.
     expect(purgeVectorSlice(poller, 1000)).toBe(false);
     other.exec("COMMIT");
+
+    const later = documentRow("doc_held", "kb_held");
+    write(later, newChunks(4, 5));
+    writeTx(db, () => deleteChunksOf(db, later.id));
+    other.exec("BEGIN IMMEDIATE");
+    // Queued work while the lock is held: reported as left, nothing deleted, no SQLITE_BUSY.
+    expect(purgeVectorSlice(poller, 1000)).toBe(true);
+    expect(vectorCount("kb_held")).toBe(4);
+    other.exec("COMMIT");
+    expect(purgeVectorSlice(poller, 1000)).toBe(false);
+    expect(vectorCount("kb_held")).toBe(0);
   } finally {
     other.close();
     poller.close();
