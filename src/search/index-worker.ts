@@ -52,12 +52,16 @@ function forgetDeleted(): void {
 
 /**
  * At start: removes what crashes and deletions left behind: unfinished builds, old segments, the log rows
- * of deleted KBs (their folders go at every check: forgetDeleted).
+ * of deleted KBs (their folders go at every check: forgetDeleted). It also finishes recording each newest
+ * segment: a stop or crash soon after a publish (forgetting a million log rows takes seconds) leaves rows
+ * the segment holds, which would count as changes and call for a needless rebuild.
  */
 function sweep(): void {
   trimDeletedKnowledgeBases(db);
   for (const { id } of db.query<{ id: string }, []>("SELECT id FROM knowledge_bases").all()) {
     removeStaleSegments(settings.dataDir, id, SEGMENTS_KEPT);
+    const newest = latestSegment(settings.dataDir, id);
+    if (newest && knowledgeBaseLive(db, id)) recordSegment(db, id, newest.watermark);
   }
 }
 

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SEGMENT_FORMAT } from "../../src/search/segment-files.ts";
+import { openDatabase, type Db } from "../../src/store/db.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { addDocs, createKb, docNames, search, segments, TOPICS, waitForSegment, type SearchKb, type TextDoc } from "./search-helpers.ts";
 
@@ -120,6 +121,35 @@ test("after a restart the same searches give the same results, from the same seg
   await restart();
   expect(await snapshot()).toEqual(before);
   expect(segments(dataDir, kb.kbId)).toEqual(built);
+});
+
+test("a restart after a stop that cut short a segment's log trim finishes the trim and builds nothing", async () => {
+  const before = await snapshot();
+  const folders = segments(dataDir, kb.kbId);
+  const newest = folders.at(-1)!;
+  const manifest = () => readFileSync(join(dataDir, "indexes", kb.kbId, newest, "manifest.json"), "utf8");
+  const built = manifest();
+  const watermark = JSON.parse(built).watermark as number;
+  await server.stop();
+  // What the stop left: log rows the segment holds (seq <= watermark), one per chunk of the knowledge base.
+  const db = openDatabase(join(dataDir, "quarry.db"), { migrate: false });
+  const used = new Set(db.query<{ seq: number }, []>("SELECT seq FROM search_log").all().map((row) => row.seq));
+  const chunks = db.query<{ rowid: number }, [string]>("SELECT rowid FROM chunks WHERE kb_id = ?").all(kb.kbId);
+  const free = Array.from({ length: watermark }, (_, i) => i + 1).filter((seq) => !used.has(seq));
+  expect(free.length).toBeGreaterThanOrEqual(chunks.length);
+  const log = db.query("INSERT INTO search_log (seq, kb_id, chunk_rowid, added) VALUES (?, ?, ?, 1)");
+  db.transaction(() => chunks.forEach(({ rowid }, i) => log.run(free[i], kb.kbId, rowid)))();
+  db.close();
+  const heldRows = (d: Db) => d.query<{ n: number }, [string, number]>("SELECT COUNT(*) AS n FROM search_log WHERE kb_id = ? AND seq <= ?").get(kb.kbId, watermark)!.n;
+
+  server = await startTestServer({ dataDir, env: ENV });
+  for (let waited = 0; waited < 10_000 && heldRows(server.server.ctx.db) > 0; waited += 100) await Bun.sleep(100);
+  expect(heldRows(server.server.ctx.db)).toBe(0);
+  // Stopping waits for the index worker's first check, which would have rebuilt the segment.
+  await restart();
+  expect(segments(dataDir, kb.kbId)).toEqual(folders);
+  expect(manifest()).toBe(built);
+  expect(await snapshot()).toEqual(before);
 });
 
 test("a lost segment folder is rebuilt from the database: nothing goes missing", async () => {
