@@ -3,12 +3,8 @@
 // unless ORT_DISABLE_TELEMETRY is set in the process environment when it starts up. Quarry promises no
 // network use and no files outside its data directory, so the variable is set before onnxruntime loads.
 // Through libc's setenv: assigning process.env under Bun does not reach the environment native code reads.
-import { dlopen, FFIType } from "bun:ffi";
-
-const LIBC_NAMES: Partial<Record<NodeJS.Platform, string[]>> = {
-  linux: ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"],
-  darwin: ["libSystem.B.dylib"],
-};
+import { FFIType } from "bun:ffi";
+import { openLibc } from "../runtime/libc.ts";
 
 let done = false;
 
@@ -16,14 +12,8 @@ let done = false;
 export function disableOrtTelemetry(): void {
   if (done) return;
   done = true;
-  for (const name of LIBC_NAMES[process.platform] ?? []) {
-    try {
-      const libc = dlopen(name, { setenv: { args: [FFIType.cstring, FFIType.cstring, FFIType.i32], returns: FFIType.i32 } });
-      libc.symbols.setenv(Buffer.from("ORT_DISABLE_TELEMETRY\0"), Buffer.from("1\0"), 0);
-      libc.close();
-      return;
-    } catch {
-      // not this C library's name: try the next
-    }
-  }
+  const libc = openLibc({ setenv: { args: [FFIType.cstring, FFIType.cstring, FFIType.i32], returns: FFIType.i32 } });
+  if (!libc) return;
+  libc.symbols.setenv(Buffer.from("ORT_DISABLE_TELEMETRY\0"), Buffer.from("1\0"), 0);
+  libc.close();
 }

@@ -10,6 +10,7 @@
 import { availableParallelism } from "node:os";
 import { mergeShardHits, type RowidHit } from "./rowid-hit.ts";
 import { SegmentMappings } from "./segment-mappings.ts";
+import { SegmentPrefetch } from "./segment-prefetch.ts";
 import { allShards } from "./shard.ts";
 import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-thread-protocol.ts";
 
@@ -114,6 +115,7 @@ const MAX_THREADS = 4;
 export class SegmentSearcher {
   private readonly threads: SearchThread[];
   private readonly mappings = new SegmentMappings();
+  private readonly prefetch = new SegmentPrefetch();
 
   constructor(dataDir: string, dimension: number) {
     const count = Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
@@ -129,9 +131,10 @@ export class SegmentSearcher {
     for (const thread of this.threads) thread.start();
   }
 
-  /** Maps a segment directory's files for the threads (once, however many open segments hold it). */
+  /** Maps a segment directory's files for the threads (once, however many open segments hold it), and pages them in. */
   open(dir: string): void {
     const files = this.mappings.hold(dir);
+    this.prefetch.pageIn(files);
     for (const thread of this.threads) thread.sendIfRunning({ type: "open", dir, files });
   }
 
@@ -175,6 +178,7 @@ export class SegmentSearcher {
 
   stop(): void {
     for (const thread of this.threads) thread.stop();
+    this.prefetch.stop();
   }
 
   /** A hybrid search's threads: the first half (rounded up) for its keyword side, the rest for its vector side; one thread serves both. */

@@ -1,0 +1,38 @@
+// Pages a segment's mapped files in ahead of its searches, on a thread of its own (prefetch-thread.ts) so
+// that neither the HTTP thread nor a search thread waits for the disk. At 1M chunks (660 MB of segment
+// files, 2 cores) the first pass of vector searches after a restart had a p95 of 25 ms, a later pass 12 ms.
+// The pages stay the OS's to drop under memory pressure, like any clean file page.
+import type { SharedFile } from "./file-mapping.ts";
+
+export interface PrefetchRequest {
+  files: Pick<SharedFile, "address" | "length">[];
+}
+
+export class SegmentPrefetch {
+  private worker: Worker | null = null;
+
+  /**
+   * Asks for the files' pages to be read and mapped; returns at once. Smallest first: the lists, codebooks
+   * and postings every search reads come before the full vectors (most of the bytes) that only re-scoring reads.
+   */
+  pageIn(files: SharedFile[]): void {
+    const bySize = files.map(({ address, length }) => ({ address, length })).sort((a, b) => a.length - b.length);
+    this.thread().postMessage({ files: bySize } satisfies PrefetchRequest);
+  }
+
+  stop(): void {
+    this.worker?.terminate();
+    this.worker = null;
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL("./prefetch-thread.ts", import.meta.url).href);
+    // A thread that dies only costs the prefetching: the next segment starts a new one.
+    worker.addEventListener("close", () => {
+      if (this.worker === worker) this.worker = null;
+    });
+    (worker as Worker & { unref(): void }).unref();
+    return (this.worker = worker);
+  }
+}
