@@ -224,9 +224,7 @@ export class KbIndex {
       }
       // The index worker removes a segment only once two newer ones are published, or once its knowledge
       // base is marked deleted: if neither holds after the mapping, every file was there to be mapped. Else
-      // some may have been removed before they were listed, and the segment is passed over as gone. (A
-      // rebuild after a crash between publishing and recording replaces a folder of the same watermark:
-      // that happens at startup recovery, index-recovery.ts, and is not caught here.)
+      // some may have been removed before they were listed, and the segment is passed over as gone.
       if (!knowledgeBaseLive(this.db, this.kbId) || newerSegments(this.dataDir, this.kbId, published.watermark) >= SEGMENTS_KEPT) {
         throw Object.assign(new Error(`Search segment ${published.dir} is being removed`), { code: "ENOENT" });
       }
