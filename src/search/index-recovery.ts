@@ -63,6 +63,15 @@ export function recordSegment(db: Db, kbId: string, watermark: number, pause = p
   forgetLogRows(db, kbId, watermark, pause);
 }
 
+/**
+ * Whether the segment of `watermark` is not yet fully recorded: another watermark on record (a crash
+ * between publishing and recording), or log rows it holds not yet forgotten (a stop during the trim).
+ */
+export function recordUnfinished(db: Db, kbId: string, watermark: number): boolean {
+  const recorded = db.query<{ watermark: number }, [string]>("SELECT watermark FROM search_segments WHERE kb_id = ?").get(kbId)?.watermark;
+  return recorded !== watermark || db.query("SELECT 1 FROM search_log WHERE kb_id = ? AND seq <= ? LIMIT 1").get(kbId, watermark) !== null;
+}
+
 /** Forgets a deleted (or deleting) knowledge base's segment record and changes, a batch of log rows at a time. */
 export function forgetKnowledgeBase(db: Db, kbId: string, pause = pauseBetweenBatches): void {
   db.query("DELETE FROM search_segments WHERE kb_id = ?").run(kbId);

@@ -6,7 +6,7 @@ import { openDatabase, type Db } from "../store/db.ts";
 import { knowledgeBaseLive } from "../store/knowledge-bases.ts";
 import { prepareRuntime } from "../runtime/index.ts";
 import { trimDeletedKnowledgeBases, trimDocumentLog } from "./index-log.ts";
-import { forgetKnowledgeBase, recordSegment } from "./index-recovery.ts";
+import { forgetKnowledgeBase, recordSegment, recordUnfinished } from "./index-recovery.ts";
 import { buildSegment } from "./segment-builder.ts";
 import { latestSegment, removeDeletedKnowledgeBases, removeStaleSegments, SEGMENTS_KEPT } from "./segment-files.ts";
 import type { FromIndexWorker, IndexWorkerSettings, ToIndexWorker } from "./index-worker-protocol.ts";
@@ -61,7 +61,7 @@ function sweep(): void {
   for (const { id } of db.query<{ id: string }, []>("SELECT id FROM knowledge_bases").all()) {
     removeStaleSegments(settings.dataDir, id, SEGMENTS_KEPT);
     const newest = latestSegment(settings.dataDir, id);
-    if (newest && knowledgeBaseLive(db, id)) recordSegment(db, id, newest.watermark);
+    if (newest && knowledgeBaseLive(db, id) && recordUnfinished(db, id, newest.watermark)) recordSegment(db, id, newest.watermark);
   }
 }
 
