@@ -53,7 +53,8 @@ const pauseBetweenBatches: TrimPause = () => Bun.sleepSync(TRIM_PAUSE_MS);
 
 /**
  * Records a published segment, then forgets the log rows it holds a batch at a time: readers start after
- * the watermark once they adopt the segment, and rows a stop or crash left are forgotten at the next start (index-worker.ts).
+ * the watermark once they adopt the segment, and rows a stop or crash left are forgotten at the next
+ * start (index-worker.ts).
  */
 export function recordSegment(db: Db, kbId: string, watermark: number, pause = pauseBetweenBatches): void {
   db.query("INSERT INTO search_segments (kb_id, watermark) VALUES (?, ?) ON CONFLICT(kb_id) DO UPDATE SET watermark = excluded.watermark").run(
