@@ -9,6 +9,7 @@ import { VectorPurger } from "./store/vector-purger.ts";
 import { Deletions } from "./store/deletions.ts";
 import { FileStore } from "./store/files.ts";
 import { sweepFileStore } from "./store/file-sweep.ts";
+import { lockDataDir } from "./store/data-dir-lock.ts";
 import { AccountService } from "./accounts/service.ts";
 import { JwtIssuer } from "./accounts/jwt.ts";
 import { resolveJwtSecret } from "./accounts/jwt-secret.ts";
@@ -78,11 +79,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await loaded.embedder.close();
     await loaded.reranker?.close();
   };
+  let releaseDataDir = () => {};
   let db: Db;
   try {
+    releaseDataDir = lockDataDir(config.dataDir);
     db = openDatabase(databasePath, { cacheMb: REQUEST_CACHE_MB });
   } catch (error) {
     await modelsLoading.then(closeModels, () => {});
+    releaseDataDir();
     throw error;
   }
   let models: SearchModels;
@@ -94,6 +98,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   } catch (error) {
     await modelsLoading.then(closeModels, () => {});
     closeDatabase(db);
+    releaseDataDir();
     throw error;
   }
   const clock = options.clock ?? systemClock;
@@ -133,6 +138,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await ingest.stop();
     await closeModels(models);
     closeDatabase(db);
+    releaseDataDir();
   };
 
   ingest.start();

@@ -6,10 +6,21 @@ import { openDatabase, closeDatabase, writeTx } from "../store/db.ts";
 import { resetVectorTable, storedEmbeddingModel } from "../store/vectors.ts";
 import { loadModels } from "../models/load.ts";
 import { resetSearchIndexes } from "../search/index-recovery.ts";
+import { lockDataDir } from "../store/data-dir-lock.ts";
 
 const BATCH = 64;
 
+/** Re-embeds every chunk; refuses (throws) while a server uses the data directory, whose vectors it replaces. */
 export async function reindex(config: Config, log: (line: string) => void = console.log): Promise<number> {
+  const releaseDataDir = lockDataDir(config.dataDir);
+  try {
+    return await reembed(config, log);
+  } finally {
+    releaseDataDir();
+  }
+}
+
+async function reembed(config: Config, log: (line: string) => void): Promise<number> {
   const db = openDatabase(join(config.dataDir, "quarry.db"));
   const { embedder, reranker } = await loadModels({
     modelsDir: config.modelsDir,

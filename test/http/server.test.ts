@@ -1,12 +1,13 @@
-// Starting and stopping the real server: a busy port is an error, and a graceful stop lets in-flight
-// requests finish, refuses new ones and checkpoints the WAL. `quarry serve` loads its models while it
-// imports the server and opens the database: either failing ends it with the cause and exit code 1.
+// Starting and stopping the real server: a busy port or data directory is an error, and a graceful stop
+// lets in-flight requests finish, refuses new ones and checkpoints the WAL. `quarry serve` loads its models
+// while it imports the server and opens the database: either failing ends it with the cause and exit code 1.
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { startServer } from "../../src/server.ts";
+import { reindex } from "../../src/cli/reindex.ts";
 import { signup, startTestServer } from "../helpers/server.ts";
 
 describe("server lifecycle", () => {
@@ -19,6 +20,29 @@ describe("server lifecycle", () => {
       for (let i = 0; i < 5; i++) expect((await first.request("GET", "/health")).status).toBe(200);
     } finally {
       await first.stop();
+    }
+  });
+
+  test("a second server or a reindex on a data directory in use is refused, naming the server; after its stop the directory is free", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-data-dir-lock-"));
+    try {
+      const first = await startTestServer({ dataDir });
+      try {
+        const proc = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir], { stdout: "pipe", stderr: "pipe" });
+        const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+        expect(code).toBe(1);
+        expect(stderr).toContain(`quarry: another Quarry server (pid ${process.pid}) is using the data directory ${dataDir}`);
+        await expect(reindex(loadConfig({ QUARRY_DATA_DIR: dataDir }), () => {})).rejects.toThrow(/another Quarry server .* is using the data directory/);
+        // the first server still answers every request alone
+        for (let i = 0; i < 5; i++) expect((await first.request("GET", "/health")).status).toBe(200);
+      } finally {
+        await first.stop();
+      }
+      const next = await startTestServer({ dataDir });
+      expect((await next.request("GET", "/health")).status).toBe(200);
+      await next.stop();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
