@@ -58,10 +58,10 @@ function forgetDeleted(): void {
  */
 function sweep(): void {
   trimDeletedKnowledgeBases(db);
-  for (const { id } of db.query<{ id: string }, []>("SELECT id FROM knowledge_bases").all()) {
+  for (const { id, deleting } of db.query<{ id: string; deleting: number }, []>("SELECT id, deleting FROM knowledge_bases").all()) {
     removeStaleSegments(settings.dataDir, id, SEGMENTS_KEPT);
     const newest = latestSegment(settings.dataDir, id);
-    if (newest && knowledgeBaseLive(db, id) && recordUnfinished(db, id, newest.watermark)) recordSegment(db, id, newest.watermark);
+    if (newest && deleting === 0 && recordUnfinished(db, id, newest.watermark)) recordSegment(db, id, newest.watermark);
   }
 }
 
