@@ -16,7 +16,8 @@ export interface ParseProcessOptions {
   started?(pid: number): void;
 }
 
-const MEMORY_POLL_MS = 100;
+/** A flate bomb grows its parser by ~300 MB/s: polled every 100 ms, it could pass the limit by ~30 MB first. */
+const MEMORY_POLL_MS = 20;
 /** A warm child that kept more than this share of the limit after a document is replaced, so the next document starts small. */
 const RECYCLE_SHARE = 0.5;
 
