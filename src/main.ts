@@ -1,9 +1,8 @@
 #!/usr/bin/env bun
 // The quarry command: `quarry serve` (default), `quarry reindex`, `quarry accounts …`.
+// Each command imports what it runs when it runs: a parser child, for one, needs little of the rest.
 import { commandArguments, loadConfig, ConfigError, CONFIG_HELP, type Config } from "./config.ts";
-import { reindex } from "./cli/reindex.ts";
-import { accountsCommand, CliError } from "./cli/accounts.ts";
-import { prepareRuntime } from "./runtime/index.ts";
+import { CliError } from "./cli/cli-error.ts";
 import { PARSE_CHILD_COMMAND } from "./ingest/parse-protocol.ts";
 import pkg from "../package.json" with { type: "json" };
 
@@ -29,6 +28,7 @@ async function configure(argv: string[], takesArguments = false): Promise<Config
   const [stray] = commandArguments(argv);
   if (stray !== undefined && !takesArguments) throw new ConfigError(`unexpected argument "${stray}" (quarry --help shows the usage)`);
   const config = loadConfig(process.env, argv);
+  const { prepareRuntime } = await import("./runtime/index.ts");
   await prepareRuntime(config.dataDir);
   return config;
 }
@@ -68,12 +68,16 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case "serve":
       return serve(rest);
-    case "reindex":
+    case "reindex": {
+      const { reindex } = await import("./cli/reindex.ts");
       await reindex(await configure(rest));
       return;
-    case "accounts":
+    }
+    case "accounts": {
+      const { accountsCommand } = await import("./cli/accounts.ts");
       console.log(accountsCommand(await configure(rest, true), rest));
       return;
+    }
     case "help":
     case "--help":
     case "-h":

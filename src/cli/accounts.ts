@@ -10,6 +10,7 @@ import { updateAccountPlan } from "../store/account-plans.ts";
 import { isPlanName, PLAN_NAMES } from "../billing/plans.ts";
 import { accountPlan } from "../billing/limits.ts";
 import { usageFor } from "../billing/usage.ts";
+import { CliError } from "./cli-error.ts";
 
 export const ACCOUNTS_USAGE = `Usage:
   quarry accounts list [--data-dir DIR]
@@ -18,8 +19,6 @@ export const ACCOUNTS_USAGE = `Usage:
 Plans: ${PLAN_NAMES.join(", ")}. set-plan takes effect at once, also on a running server; the billing
 period and the usage counted in it are kept. Setting "trial" gives the trial allowances until the
 account's trial end (7 days after signup).`;
-
-export class CliError extends Error {}
 
 function trialStatus(account: AccountRow, now: Date): string {
   if (account.plan !== "trial") return account.subscription_id ? `subscription ${account.subscription_id}` : "set by operator";
