@@ -1,8 +1,10 @@
 #!/usr/bin/env bun
 // The quarry command: `quarry serve` (default), `quarry reindex`, `quarry accounts …`.
-// Each command imports what it runs when it runs: a parser child, for one, needs little of the rest.
+// Each command imports what it runs when it runs: serve and reindex may first restart the process
+// (runtime/allocator.ts), and a parser child needs little of the rest.
 import { commandArguments, loadConfig, ConfigError, CONFIG_HELP, type Config } from "./config.ts";
 import { CliError } from "./cli/cli-error.ts";
+import { restartWithoutPurgingHoles } from "./runtime/allocator.ts";
 import { PARSE_CHILD_COMMAND } from "./ingest/parse-protocol.ts";
 import pkg from "../package.json" with { type: "json" };
 
@@ -67,8 +69,10 @@ async function main(argv: string[]): Promise<void> {
   const [command = "serve", ...rest] = isCommand ? argv : ["serve", ...argv];
   switch (command) {
     case "serve":
+      restartWithoutPurgingHoles();
       return serve(rest);
     case "reindex": {
+      restartWithoutPurgingHoles();
       const { reindex } = await import("./cli/reindex.ts");
       await reindex(await configure(rest));
       return;

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { ParseError, type ParsedDocument } from "./parsers/index.ts";
+import { parserEnvironment } from "../runtime/allocator.ts";
 import { PARSE_CHILD_COMMAND, type ChildReady, type ParseReply, type ParseRequest } from "./parse-protocol.ts";
 
 export interface ParseProcessOptions {
@@ -92,7 +93,7 @@ export class ParseProcess {
       ready: new Promise((resolve) => (markReady = resolve)),
       proc: Bun.spawn(command, {
         // The embedded runtime's location (QUARRY_RUNTIME_DIR) is in this worker's environment, not the process's original one.
-        env: { ...process.env },
+        env: parserEnvironment(process.env),
         stdio: ["ignore", "inherit", "inherit"],
         ipc: (message: ParseReply | ChildReady) => {
           if (!("ready" in message)) return child.reply?.(message);

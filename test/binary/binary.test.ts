@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { request, signup, waitForDocument, type TestServer } from "../helpers/server.ts";
 import { ensureFixtures } from "../fixtures.ts";
+import { childrenOf, environmentOf } from "../helpers/processes.ts";
 import pkg from "../../package.json" with { type: "json" };
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -176,6 +177,13 @@ describe("the compiled binary, alone in an empty directory", () => {
     const chunks = await api.request("GET", `/v1/knowledge-bases/${kb.body.data.id}/documents/${document.id}/chunks`, { token: account.apiKey });
     expect(chunks.body.data.map((chunk: { text: string }) => chunk.text).join(" ").toLowerCase()).toContain("lighthouse keeper logbook");
   }, 120_000);
+
+  test("runs with the allocator's hole purging off in the process it was started as; its parser child keeps the default", () => {
+    expect(environmentOf(running.process.pid).MIMALLOC_PURGE_HOLES).toBe("0");
+    const children = childrenOf(running.process.pid);
+    expect(children.length).toBe(1);
+    expect(environmentOf(children[0])).not.toHaveProperty("MIMALLOC_PURGE_HOLES");
+  });
 
   test("`quarry --version` prints the version and exits", () => {
     const run = Bun.spawnSync([join(workDir, "quarry"), "--version"], { cwd: workDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });

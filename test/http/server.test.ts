@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { startServer } from "../../src/server.ts";
 import { reindex } from "../../src/cli/reindex.ts";
-import { signup, startTestServer } from "../helpers/server.ts";
+import { request, signup, startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
+import { childrenOf, environmentOf } from "../helpers/processes.ts";
 
 describe("server lifecycle", () => {
   test("a second server on a port already in use fails to start instead of sharing it", async () => {
@@ -127,4 +128,69 @@ describe("server lifecycle", () => {
     expect(code).toBe(1);
     expect(stderr).toContain("quarry: file is not a database");
   });
+});
+
+describe("the quarry serve process", () => {
+  /** Starts `bun src/main.ts serve` on a fresh data dir; resolves once it listens. */
+  async function serve(env: Record<string, string> = {}) {
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-serve-process-"));
+    const inherited = { ...process.env };
+    delete inherited.MIMALLOC_PURGE_HOLES;
+    const proc = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir], {
+      stdout: "pipe",
+      stderr: "inherit",
+      env: { ...inherited, QUARRY_WORKERS: "1", QUARRY_LIMITS: "off", ...env },
+    });
+    const reader = proc.stdout.getReader();
+    let banner = "";
+    for (let match = null; !match; match = /listening on (http:\/\/\S+?\/api)/.exec(banner)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`quarry serve exited before listening: ${banner}`);
+      banner += new TextDecoder().decode(value);
+    }
+    const url = /listening on (http:\/\/\S+?\/api)/.exec(banner)![1];
+    const api = { request: (method: string, path: string, options?: object) => request(url, method, path, options) } as TestServer;
+    return {
+      pid: proc.pid,
+      api,
+      async stop() {
+        proc.kill("SIGTERM");
+        await proc.exited;
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  test("runs with the allocator's hole purging off, in the process it was started as; its parser child keeps the allocator's default", async () => {
+    const server = await serve();
+    try {
+      // The pid that was spawned is the one answering: it restarted its own image with the setting.
+      expect(environmentOf(server.pid).MIMALLOC_PURGE_HOLES).toBe("0");
+      expect((await server.api.request("GET", "/health")).status).toBe(200);
+      const account = await signup(server.api);
+      const kb = await server.api.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "Allocator" } });
+      const added = await server.api.request("POST", `/v1/knowledge-bases/${kb.body.data.id}/documents/text`, {
+        token: account.apiKey,
+        body: { text: "The parser child process reads this text before it is chunked and embedded." },
+      });
+      expect(await waitForDocument(server.api, account.apiKey, kb.body.data.id, added.body.data.id)).toMatchObject({ status: "ready" });
+      // The ingestion worker keeps its parser child warm between documents.
+      const children = childrenOf(server.pid);
+      expect(children.length).toBe(1);
+      expect(environmentOf(children[0])).not.toHaveProperty("MIMALLOC_PURGE_HOLES");
+      expect(environmentOf(children[0])).toHaveProperty("QUARRY_WORKERS", "1");
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+
+  test("an operator's own MIMALLOC_PURGE_HOLES is left as it is", async () => {
+    const server = await serve({ MIMALLOC_PURGE_HOLES: "1" });
+    try {
+      expect(environmentOf(server.pid).MIMALLOC_PURGE_HOLES).toBe("1");
+      expect((await server.api.request("GET", "/health")).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
 });
