@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { request, signup, waitForDocument, type TestServer } from "../helpers/server.ts";
+import { request, serverAt, signup, waitForDocument } from "../helpers/server.ts";
 import { ensureFixtures } from "../fixtures.ts";
 import { childrenOf, environmentOf } from "../helpers/processes.ts";
 import pkg from "../../package.json" with { type: "json" };
@@ -72,11 +72,6 @@ async function startBinary(dir: string): Promise<RunningBinary> {
   }
 }
 
-/** The binary over HTTP, shaped like the in-process test server for the shared helpers (they only send requests). */
-function client(url: string): TestServer {
-  return { request: (method: string, path: string, options?: object) => request(url, method, path, options) } as TestServer;
-}
-
 async function stop(running: RunningBinary): Promise<number> {
   running.process.kill("SIGTERM");
   return running.process.exited;
@@ -129,7 +124,7 @@ describe("the compiled binary, alone in an empty directory", () => {
   });
 
   test("signup, knowledge base and a text document that the ingestion worker makes ready", async () => {
-    const api = client(running.url);
+    const api = serverAt(running.url);
     const account = await signup(api);
     const kb = await api.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "Binary smoke test" } });
     expect(kb.status).toBe(201);
@@ -166,7 +161,7 @@ describe("the compiled binary, alone in an empty directory", () => {
 
   test("a scanned PDF is rendered and read by OCR inside the binary", async () => {
     const fixtures = await ensureFixtures();
-    const api = client(running.url);
+    const api = serverAt(running.url);
     const account = await signup(api);
     const kb = await api.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "Scans" } });
     const file = new File([readFileSync(join(fixtures.dir, "scanned.pdf"))], "scanned.pdf", { type: "application/pdf" });

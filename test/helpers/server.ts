@@ -62,6 +62,11 @@ export async function startTestServer(
   };
 }
 
+/** A server run as its own process (the binary, `quarry serve`), shaped like the in-process one for the shared helpers (they only send requests). */
+export function serverAt(url: string): TestServer {
+  return { request: (method: string, path: string, options?: RequestOptions) => request(url, method, path, options) } as TestServer;
+}
+
 export async function request<T = any>(
   baseUrl: string,
   method: string,

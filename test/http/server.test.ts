@@ -8,8 +8,13 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { startServer } from "../../src/server.ts";
 import { reindex } from "../../src/cli/reindex.ts";
-import { request, signup, startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
+import { serverAt, signup, startTestServer, waitForDocument } from "../helpers/server.ts";
 import { childrenOf, environmentOf } from "../helpers/processes.ts";
+
+/** `bun src/main.ts serve` on `dataDir` and a free port, its output piped. */
+function spawnServe(dataDir: string, env: Record<string, string | undefined> = process.env) {
+  return Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir], { stdout: "pipe", stderr: "pipe", env });
+}
 
 describe("server lifecycle", () => {
   test("a second server on a port already in use fails to start instead of sharing it", async () => {
@@ -29,7 +34,7 @@ describe("server lifecycle", () => {
     try {
       const first = await startTestServer({ dataDir });
       try {
-        const proc = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir], { stdout: "pipe", stderr: "pipe" });
+        const proc = spawnServe(dataDir);
         const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
         expect(code).toBe(1);
         expect(stderr).toContain(`quarry: another Quarry server (pid ${process.pid}) is using the data directory ${dataDir}`);
@@ -105,11 +110,7 @@ describe("server lifecycle", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "quarry-start-fails-"));
     try {
       prepare(dataDir);
-      const proc = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir], {
-        stdout: "pipe",
-        stderr: "pipe",
-        env: { ...process.env, ...env },
-      });
+      const proc = spawnServe(dataDir, { ...process.env, ...env });
       const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
       return { code, stderr };
     } finally {
@@ -136,23 +137,20 @@ describe("the quarry serve process", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "quarry-serve-process-"));
     const inherited = { ...process.env };
     delete inherited.MIMALLOC_PURGE_HOLES;
-    const proc = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir], {
-      stdout: "pipe",
-      stderr: "inherit",
-      env: { ...inherited, QUARRY_WORKERS: "1", QUARRY_LIMITS: "off", ...env },
-    });
+    const proc = spawnServe(dataDir, { ...inherited, QUARRY_WORKERS: "1", QUARRY_LIMITS: "off", ...env });
     const reader = proc.stdout.getReader();
     let banner = "";
-    for (let match = null; !match; match = /listening on (http:\/\/\S+?\/api)/.exec(banner)) {
+    let listening: RegExpExecArray | null = null;
+    while (!listening) {
       const { value, done } = await reader.read();
-      if (done) throw new Error(`quarry serve exited before listening: ${banner}`);
+      if (done) throw new Error(`quarry serve exited before listening: ${banner}${await new Response(proc.stderr).text()}`);
       banner += new TextDecoder().decode(value);
+      listening = /listening on (http:\/\/\S+?\/api)/.exec(banner);
     }
-    const url = /listening on (http:\/\/\S+?\/api)/.exec(banner)![1];
-    const api = { request: (method: string, path: string, options?: object) => request(url, method, path, options) } as TestServer;
+    void new Response(proc.stderr).text(); // drained, so that a full pipe never blocks the server
     return {
       pid: proc.pid,
-      api,
+      api: serverAt(listening[1]),
       async stop() {
         proc.kill("SIGTERM");
         await proc.exited;
