@@ -2,6 +2,7 @@
 // WebAssembly kernel instance, so that the dense sum can hand whole posting blocks to the kernel
 // (kernels.wat sumPostingBlocks) and read the window back with it (firstAbove). Memory, from 0: the
 // scores (f64 by slot − low), the window's chunk lengths (u32), then the posting blocks being summed.
+import { bufferOf } from "../byte-copy.ts";
 import { Kernels } from "../kernels/kernels.ts";
 import { BLOCK_SIZE } from "./segment-format.ts";
 import type { PostingSource } from "./posting-cursor.ts";
@@ -26,18 +27,16 @@ export class ScoreWindowMemory {
   lengths: Uint32Array = new Uint32Array(0);
   normBase = 0;
   normPerTerm = 0;
-  private readonly windowLengths: Uint32Array;
 
   constructor() {
     this.kernels.reserve(BLOCKS_AT + BLOCKS_ROOM);
     this.scores = new Float64Array(this.kernels.bytes.buffer, 0, MAX_WINDOW);
-    this.windowLengths = new Uint32Array(this.kernels.bytes.buffer, LENGTHS_AT, MAX_WINDOW);
   }
 
   /** Moves the dense sum's window to the slots [low, high), copying their chunks' lengths in for sumBlocks. */
   moveWindow(low: number, high: number): void {
     this.low = low;
-    this.windowLengths.set(this.lengths.subarray(low, high));
+    bufferOf(this.lengths).copy(this.kernels.bytes, LENGTHS_AT, low * Uint32Array.BYTES_PER_ELEMENT, high * Uint32Array.BYTES_PER_ELEMENT);
   }
 
   /**
@@ -49,7 +48,7 @@ export class ScoreWindowMemory {
     const words = source.postingWords;
     const from = source.blockOffset[first];
     const to = last + 1 < source.blockOffset.length ? source.blockOffset[last + 1] : words.byteLength;
-    this.kernels.bytes.set(new Uint8Array(words.buffer, words.byteOffset + from, to - from), BLOCKS_AT);
+    bufferOf(words).copy(this.kernels.bytes, BLOCKS_AT, from, to);
     this.kernels.sumPostingBlocks(BLOCKS_AT, last - first + 1, lastCount, slotBefore, this.low, LENGTHS_AT, factor, this.normBase, this.normPerTerm);
   }
 }

@@ -16,7 +16,8 @@ export class CodeScan extends KernelScan {
   ) {
     super(codes, query.length, query.length * Int16Array.BYTES_PER_ELEMENT);
     const { values, scale } = queryCodes(query);
-    new Int16Array(this.kernels.bytes.buffer, 0, values.length).set(values);
+    // Copied from the values' own (new) buffer: a view made on the kernels' memory would stay recorded (byte-copy.ts).
+    Buffer.from(values.buffer, values.byteOffset, values.byteLength).copy(this.kernels.bytes, 0);
     this.queryScale = scale;
   }
 

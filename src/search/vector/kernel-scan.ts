@@ -2,15 +2,11 @@
 // copied into the kernel's memory, and each full batch (and each flush) scored in one call. The memory
 // holds, from 0: the query's part (a table, a vector), the batch's scores, the batch's codes. One scan
 // per thread may be in use at a time: they share that memory.
+import { bufferOf } from "../byte-copy.ts";
 import { threadKernels, type Kernels } from "../kernels/kernels.ts";
 
 /** Codes scored per kernel call (a multiple of the product-quantized code blocks, pq-blocks.ts). */
 export const BATCH = 4096;
-/**
- * Codes up to this long are copied by a loop, longer ones by set() (measured from random places of 64 MB:
- * 64-byte codes 212 ns by a loop, 286 by set(); 512-byte codes 628 and 173 ns).
- */
-const LOOP_COPY_BYTES = 128;
 /** Room per score (an f64; f32 scores use half). */
 const SCORE_BYTES = 8;
 
@@ -21,7 +17,8 @@ export abstract class KernelScan {
   /** The queued indexes, in order (shared like the kernel's memory). */
   protected readonly indexes = queuedIndexes;
   protected pending = 0;
-  protected readonly source: Uint8Array;
+  /** The codes, as a Buffer that copies ranges without making views (byte-copy.ts). */
+  protected readonly source: Buffer;
   protected readonly scoresAt: number;
   protected readonly codesAt: number;
   /** The sum of the bytes addEach read first: kept, so that the compiler cannot drop those reads. */
@@ -33,7 +30,7 @@ export abstract class KernelScan {
     protected readonly codeBytes: number,
     queryBytes: number,
   ) {
-    this.source = source instanceof Uint8Array ? source : new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+    this.source = bufferOf(source);
     this.scoresAt = Math.ceil(queryBytes / SCORE_BYTES) * SCORE_BYTES;
     this.codesAt = this.scoresAt + BATCH * SCORE_BYTES;
     this.kernels.reserve(this.codesAt + BATCH * codeBytes);
@@ -45,7 +42,7 @@ export abstract class KernelScan {
     while (from < to) {
       if (this.pending === BATCH) this.flush();
       const count = Math.min(to - from, BATCH - this.pending);
-      this.kernels.bytes.set(this.source.subarray(from * codeBytes, (from + count) * codeBytes), this.codesAt + this.pending * codeBytes);
+      this.source.copy(this.kernels.bytes, this.codesAt + this.pending * codeBytes, from * codeBytes, (from + count) * codeBytes);
       for (let i = 0; i < count; i++) this.indexes[this.pending++] = from++;
     }
   }
@@ -53,13 +50,9 @@ export abstract class KernelScan {
   /** Queues the code of `index`. */
   add(index: number): void {
     if (this.pending === BATCH) this.flush();
-    const { codeBytes, source } = this;
-    const bytes = this.kernels.bytes;
+    const { codeBytes } = this;
     const from = index * codeBytes;
-    const to = this.codesAt + this.pending * codeBytes;
-    // A short code is copied fastest by a loop, a long one by making a subarray to set() from.
-    if (codeBytes > LOOP_COPY_BYTES) bytes.set(source.subarray(from, from + codeBytes), to);
-    else for (let i = 0; i < codeBytes; i++) bytes[to + i] = source[from + i];
+    this.source.copy(this.kernels.bytes, this.codesAt + this.pending * codeBytes, from, from + codeBytes);
     this.indexes[this.pending++] = index;
   }
 

@@ -45,7 +45,7 @@ export class PqScan extends KernelScan {
     while (block < endBlock) {
       if (this.pending === BATCH) this.flush();
       const blocks = Math.min(endBlock - block, (BATCH - this.pending) / PQ_BLOCK);
-      kernels.bytes.set(this.source.subarray(block * blockBytes, (block + blocks) * blockBytes), this.codesAt + (this.pending / PQ_BLOCK) * blockBytes);
+      this.source.copy(kernels.bytes, this.codesAt + (this.pending / PQ_BLOCK) * blockBytes, block * blockBytes, (block + blocks) * blockBytes);
       const first = Math.max(from, block * PQ_BLOCK);
       this.addRun(this.pending + first - block * PQ_BLOCK, first, Math.min(to, (block + blocks) * PQ_BLOCK) - first);
       this.pending += blocks * PQ_BLOCK;
