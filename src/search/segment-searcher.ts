@@ -1,10 +1,13 @@
 // The HTTP thread's handle on the search threads (search-thread.ts): one per core, up to MAX_THREADS.
 // A search goes to all of them, each scoring its shard of the segment (shard.ts), and their hits are
 // merged: one search uses every core, and concurrent searches share them evenly. The two sides of a
-// hybrid search run at the same time, so each takes its own share of the threads instead: splitting both
-// across all of them only repeated each shard's fixed work (at 1M chunks on 2 cores, keyword side whole on
-// one thread and vector side on the other, 3 interleaved runs: p95 one client 12.7 -> 11.8 ms, 8 clients
-// 62.8 -> 57.3 ms; server CPU 11.1 -> 10.5 ms a search).
+// hybrid search run at the same time, so each is split into as many tasks as its share of the threads
+// (splitting both across all of them only repeated each shard's fixed work: at 1M chunks on 2 cores, 3
+// interleaved runs: p95 one client 12.7 -> 11.8 ms, 8 clients 62.8 -> 57.3 ms; server CPU 11.1 -> 10.5 ms
+// a search), and each task is offered to every thread and run by the first free one (task-claims.ts):
+// under load a side no longer queues behind its own threads' backlog while another thread is free (1M
+// chunks, 2 cores, hybrid, six paired rounds in one server, twice: median p95 with 8 clients 102 -> 94
+// and 164 -> 139 ms; with one client 19.4 -> 19.6 and 27.6 -> 28.5 ms).
 // Each search is a message answered by a promise; a thread that died is started again on the next search.
 // The threads read the segments through views of mappings held here (segment-mappings.ts).
 import { availableParallelism } from "node:os";
@@ -13,9 +16,12 @@ import { SegmentMappings } from "./segment-mappings.ts";
 import { SegmentPrefetch } from "./segment-prefetch.ts";
 import { allShards } from "./shard.ts";
 import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-thread-protocol.ts";
+import { TaskClaims } from "./task-claims.ts";
 
 type Search = Extract<ToSearchThread, { id: number }>;
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+/** A part of a search one thread runs. */
+type Task = DistributiveOmit<Extract<Search, { type: "vector" | "keyword" }>, "id">;
 
 class SearchThread {
   private worker: Worker | null = null;
@@ -29,11 +35,14 @@ class SearchThread {
     private readonly dataDir: string,
     private readonly dimension: number,
     private readonly mappings: SegmentMappings,
+    private readonly claims: TaskClaims,
   ) {}
 
-  async search(message: DistributiveOmit<Search, "id">): Promise<RowidHit[]> {
+  /** The thread's hits; null when the search was offered with a claim that another thread took. */
+  async search(message: DistributiveOmit<Search, "id">): Promise<RowidHit[] | null> {
     const answer = await this.request((id) => ({ ...message, id }) as Search);
     if (answer.type === "failed") throw new Error(answer.message);
+    if (answer.type === "skipped") return null;
     return answer.type === "result" ? answer.hits : [];
   }
 
@@ -80,7 +89,7 @@ class SearchThread {
       this.failAll("A search thread stopped");
     });
     (worker as Worker & { unref(): void }).unref();
-    worker.postMessage({ type: "init", dataDir: this.dataDir, dimension: this.dimension } satisfies ToSearchThread);
+    worker.postMessage({ type: "init", dataDir: this.dataDir, dimension: this.dimension, claims: this.claims.slots } satisfies ToSearchThread);
     for (const [dir, files] of this.mappings.held()) worker.postMessage({ type: "open", dir, files } satisfies ToSearchThread);
     return (this.worker = worker);
   }
@@ -116,10 +125,11 @@ export class SegmentSearcher {
   private readonly threads: SearchThread[];
   private readonly mappings = new SegmentMappings();
   private readonly prefetch = new SegmentPrefetch();
+  private readonly claims = new TaskClaims();
 
   constructor(dataDir: string, dimension: number) {
     const count = Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
-    this.threads = Array.from({ length: count }, () => new SearchThread(dataDir, dimension, this.mappings));
+    this.threads = Array.from({ length: count }, () => new SearchThread(dataDir, dimension, this.mappings, this.claims));
   }
 
   get threadCount(): number {
@@ -153,26 +163,27 @@ export class SegmentSearcher {
   }
 
   /**
-   * The vector search on the segment: on every thread, or on the hybrid search's vector share of them.
-   * Either way its shards are one per thread, so it finds the same hits: a thread with several scores
-   * them in one pass (vector/segment.ts).
+   * The vector search on the segment: a task on every thread, or, for a hybrid search, as many tasks as
+   * its vector share of the threads, each offered to all. Either way its shards are one per thread, so it
+   * finds the same hits: a task with several scores them in one pass (vector/segment.ts).
    */
   vector(dir: string, query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number, hybrid = false): Promise<RowidHit[]> {
-    const threads = hybrid ? this.hybridShares().vector : this.threads;
     const shards = allShards(this.threads.length);
-    return this.merged(
+    const tasks = hybrid ? this.hybridShares().vector : this.threads.length;
+    return this.run(
       limit,
-      threads.map((thread, t) => thread.search({ type: "vector", shards: shards.filter((_, i) => i % threads.length === t), dir, query, eligible, eligibleCount, limit })),
+      hybrid,
+      Array.from({ length: tasks }, (_, t) => ({ type: "vector", shards: shards.filter((_, i) => i % tasks === t), dir, query, eligible, eligibleCount, limit })),
     );
   }
 
-  /** The keyword search on the segment, split across every thread or the hybrid search's keyword share (exact either way). */
+  /** The keyword search on the segment: a shard on every thread, or, for a hybrid search, as many shards as its keyword share, each offered to all (exact either way). */
   keyword(dir: string, query: KeywordQuery, eligible: Uint8Array | null, limit: number, hybrid = false): Promise<RowidHit[]> {
-    const threads = hybrid ? this.hybridShares().keyword : this.threads;
-    const shards = allShards(threads.length);
-    return this.merged(
+    const shards = allShards(hybrid ? this.hybridShares().keyword : this.threads.length);
+    return this.run(
       limit,
-      threads.map((thread, t) => thread.search({ type: "keyword", shard: shards[t], dir, query, eligible, limit })),
+      hybrid,
+      shards.map((shard) => ({ type: "keyword", shard, dir, query, eligible, limit })),
     );
   }
 
@@ -181,14 +192,52 @@ export class SegmentSearcher {
     this.prefetch.stop();
   }
 
-  /** A hybrid search's threads: the first half (rounded up) for its keyword side, the rest for its vector side; one thread serves both. */
-  private hybridShares(): { keyword: SearchThread[]; vector: SearchThread[] } {
-    if (this.threads.length === 1) return { keyword: this.threads, vector: this.threads };
-    const half = Math.ceil(this.threads.length / 2);
-    return { keyword: this.threads.slice(0, half), vector: this.threads.slice(half) };
+  /** How many tasks each side of a hybrid search is split into: half the threads (rounded up) for the keyword side, the rest (at least one) for the vector side. */
+  private hybridShares(): { keyword: number; vector: number } {
+    const keyword = Math.ceil(this.threads.length / 2);
+    return { keyword, vector: Math.max(1, this.threads.length - keyword) };
   }
 
-  private async merged(limit: number, searches: Promise<RowidHit[]>[]): Promise<RowidHit[]> {
-    return mergeShardHits(await Promise.all(searches), limit);
+  /**
+   * The merged hits of the tasks: a search's own tasks go one to each thread; a hybrid side's are each
+   * offered to every thread (offerToAll).
+   */
+  private async run(limit: number, offered: boolean, tasks: Task[]): Promise<RowidHit[]> {
+    const hits = await Promise.all(tasks.map((task, t) => (offered ? this.offerToAll(task) : this.threads[t].search(task))));
+    return mergeShardHits(hits.map((shardHits) => shardHits ?? []), limit);
   }
+
+  /** Runs the task on the first thread free to take it (task-claims.ts). */
+  private async offerToAll(task: Task): Promise<RowidHit[]> {
+    for (;;) {
+      const claim = this.claims.next();
+      const hits = await takenBy(this.threads.map((thread) => thread.search({ ...task, claim })));
+      if (hits) return hits;
+    }
+  }
+}
+
+/**
+ * The hits of the thread that took an offered task, or null when every thread skipped it (its claim was
+ * reused before any came to it). Fails if the thread that took it failed (or every thread did).
+ */
+function takenBy(answers: Promise<RowidHit[] | null>[]): Promise<RowidHit[] | null> {
+  return new Promise((resolve, reject) => {
+    let unsettled = answers.length;
+    let failure: unknown = null;
+    const settled = () => {
+      if (--unsettled > 0) return;
+      if (failure === null) resolve(null);
+      else reject(failure);
+    };
+    for (const answer of answers) {
+      answer.then(
+        (hits) => (hits ? resolve(hits) : settled()),
+        (error: unknown) => {
+          failure ??= error;
+          settled();
+        },
+      );
+    }
+  });
 }
