@@ -7,6 +7,7 @@
 // a first start after an upgrade) never holds the HTTP thread for long: other requests run between the
 // slices, searches of this knowledge base wait for the last one (caughtUp), and the index worker meanwhile
 // folds the backlog into a new segment.
+import { nextSearch, type SearchSide } from "./search-order.ts";
 import { join } from "node:path";
 import type { Db } from "../store/db.ts";
 import { KbDocuments, type Eligibility } from "./kb-documents.ts";
@@ -120,8 +121,8 @@ export class KbIndex {
     return this.documents.eligibility(predicate, filterKey);
   }
 
-  /** `hybrid`: the vector side runs at the same time, on the other search threads (segment-searcher.ts). */
-  async keywordSearch(query: string, { mask: eligible, count: eligibleCount }: Eligibility, limit: number, hybrid = false): Promise<RowidHit[]> {
+  /** `side`: the search's place in the search threads' order, and whether the vector side runs at the same time (segment-searcher.ts). */
+  async keywordSearch(query: string, { mask: eligible, count: eligibleCount }: Eligibility, limit: number, side: SearchSide = nextSearch(false)): Promise<RowidHit[]> {
     const weights = queryTermWeights(query);
     if (weights.size === 0) return [];
     const segment = this.segment;
@@ -142,16 +143,16 @@ export class KbIndex {
     if (!segment) return fromDelta;
     const eligibleShare = eligible ? eligibleCount / liveChunks : 1;
     const keywordQuery = { terms: [...weights], chunkCount, averageLength, documentFrequencies: [...documentFrequencies], eligibleShare };
-    const fromSegment = await this.searcher.keyword(segment.keywordDir, keywordQuery, this.segmentMask(eligible), limit, hybrid);
+    const fromSegment = await this.searcher.keyword(segment.keywordDir, keywordQuery, this.segmentMask(eligible), limit, side);
     return mergeHits([fromSegment, fromDelta], limit);
   }
 
-  /** `hybrid`: the keyword side runs at the same time, on the other search threads (segment-searcher.ts). */
-  async vectorSearch(query: Float32Array, scope: Eligibility, limit: number, hybrid = false): Promise<RowidHit[]> {
+  /** `side`: the search's place in the search threads' order, and whether the keyword side runs at the same time (segment-searcher.ts). */
+  async vectorSearch(query: Float32Array, scope: Eligibility, limit: number, side: SearchSide = nextSearch(false)): Promise<RowidHit[]> {
     const fromDelta = this.deltaVectors.search(query, scope.mask, limit);
     const segment = this.segment;
     if (!segment) return fromDelta;
-    const fromSegment = await this.searcher.vector(segment.vectorDir, query, this.segmentMask(scope.mask), scope.count, limit, hybrid);
+    const fromSegment = await this.searcher.vector(segment.vectorDir, query, this.segmentMask(scope.mask), scope.count, limit, side);
     return mergeHits([fromSegment, fromDelta], limit);
   }
 

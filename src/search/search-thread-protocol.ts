@@ -2,7 +2,6 @@
 import type { SharedFile } from "./file-mapping.ts";
 import type { RowidHit } from "./rowid-hit.ts";
 import type { Shard } from "./shard.ts";
-import type { Claim } from "./task-claims.ts";
 
 /** A keyword query with the knowledge base's combined statistics (segment and delta), resolved by the HTTP thread. */
 export interface KeywordQuery {
@@ -17,22 +16,16 @@ export interface KeywordQuery {
 }
 
 export type ToSearchThread =
-  /** `claims`: the slots of the claims on tasks offered to every thread (task-claims.ts). */
-  | { type: "init"; dataDir: string; dimension: number; claims: Int32Array<ArrayBufferLike> }
+  | { type: "init"; dataDir: string; dimension: number }
   /** Where the HTTP thread mapped a segment directory's files (segment-mappings.ts): searches of it view them. */
   | { type: "open"; dir: string; files: SharedFile[] }
   /** Drops the directory's segment and views; answered with "closed", after which the mappings may go. */
   | { type: "close"; id: number; dir: string }
-  /**
-   * `shards`: those of the search this thread scores (several in one pass when a hybrid search's vector
-   * side has fewer threads). With a `claim`, the task was offered to every thread: the one that takes the
-   * claim runs it, the others answer "skipped".
-   */
-  | { type: "vector"; id: number; claim?: Claim; shards: Shard[]; dir: string; query: Float32Array; eligible: Uint8Array | null; eligibleCount: number; limit: number }
-  | { type: "keyword"; id: number; claim?: Claim; shard: Shard; dir: string; query: KeywordQuery; eligible: Uint8Array | null; limit: number };
+  /** `shards`: those of the search this thread scores (several in one pass when a hybrid search's vector side has fewer threads). */
+  | { type: "vector"; id: number; shards: Shard[]; dir: string; query: Float32Array; eligible: Uint8Array | null; eligibleCount: number; limit: number }
+  | { type: "keyword"; id: number; shard: Shard; dir: string; query: KeywordQuery; eligible: Uint8Array | null; limit: number };
 
 export type FromSearchThread =
   | { type: "result"; id: number; hits: RowidHit[] }
-  | { type: "skipped"; id: number }
   | { type: "failed"; id: number; message: string }
   | { type: "closed"; id: number };

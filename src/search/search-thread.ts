@@ -9,7 +9,6 @@ import { mapFile, viewOf, type SharedFile } from "./file-mapping.ts";
 import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-thread-protocol.ts";
 import type { RowidHit } from "./rowid-hit.ts";
 import type { Shard } from "./shard.ts";
-import { takeClaim } from "./task-claims.ts";
 
 declare const self: Worker;
 
@@ -18,7 +17,6 @@ const keywordSegments = new Map<string, KeywordSegment>();
 /** The HTTP thread's mappings of the files of each open directory, by path. */
 const sharedFiles = new Map<string, Map<string, SharedFile>>();
 let dimension = 0;
-let claims: Int32Array<ArrayBufferLike> = new Int32Array(0);
 let ready: Promise<void> = Promise.resolve();
 
 /**
@@ -59,7 +57,6 @@ self.onmessage = async (event: MessageEvent<ToSearchThread>) => {
   const message = event.data;
   if (message.type === "init") {
     dimension = message.dimension;
-    claims = message.claims;
     ready = prepareRuntime(message.dataDir);
     return;
   }
@@ -71,8 +68,6 @@ self.onmessage = async (event: MessageEvent<ToSearchThread>) => {
     keywordSegments.delete(message.dir);
     sharedFiles.delete(message.dir);
     post({ type: "closed", id: message.id });
-  } else if (message.claim && !takeClaim(claims, message.claim)) {
-    post({ type: "skipped", id: message.id });
   } else {
     try {
       const hits =

@@ -1,5 +1,6 @@
 // Search within one knowledge base (spec 4.4): retrieve by vector, keyword or both (fused), rerank the
 // best candidates when a reranker is installed, apply the score threshold, return top_k with metadata.
+import { nextSearch } from "./search-order.ts";
 import type { Db } from "../store/db.ts";
 import type { SearchModels } from "../models/types.ts";
 import { QuarryError } from "../errors.ts";
@@ -79,8 +80,8 @@ export class SearchService {
     const usage: SearchUsage = { embedding_tokens: 0, rerank_applied: false, rerank_calls: 0, chunks_searched: 0, search_mode: request.mode };
 
     // The keyword side runs on the search threads while the query is embedded on the model's threads;
-    // the vector side follows on the search threads once the query is embedded. In hybrid mode each side
-    // has its own share of the search threads (segment-searcher.ts).
+    // the vector side follows on the search threads once the query is embedded, ahead of newer searches'
+    // tasks (search-order.ts). In hybrid mode each side has its own share of the search threads.
     // Eligibility is by chunk rowid, so it stays valid across the embedding await: computed once.
     let index = this.deps.indexes.get(kbId);
     await index.caughtUp();
@@ -88,16 +89,16 @@ export class SearchService {
     // A first load of the documents lets other requests run, which may let this index go under the memory budget.
     if (index.closed) index = this.deps.indexes.get(kbId);
     usage.chunks_searched = scope.count;
-    const hybrid = request.mode === "hybrid";
+    const side = nextSearch(request.mode === "hybrid");
     const keywordSide: Promise<RowidHit[]> =
-      request.mode === "vector" ? Promise.resolve([]) : index.keywordSearch(request.keywordQuery ?? request.query, scope, sideDepth, hybrid);
+      request.mode === "vector" ? Promise.resolve([]) : index.keywordSearch(request.keywordQuery ?? request.query, scope, sideDepth, side);
     const vectorSide: Promise<RowidHit[]> =
       request.mode === "keyword"
         ? Promise.resolve([])
         : this.embedQuery(request.query).then(({ vector, tokens }) => {
             usage.embedding_tokens = tokens;
             // Meanwhile the index may have taken a new segment, or been let go under the memory budget.
-            return this.deps.indexes.get(kbId).vectorSearch(vector, scope, sideDepth, hybrid);
+            return this.deps.indexes.get(kbId).vectorSearch(vector, scope, sideDepth, side);
           });
     // Both settle before a failure is reported (the embedding's first), so that no rejection goes unhandled.
     const [vectorResult, keywordResult] = await Promise.allSettled([vectorSide, keywordSide]);

@@ -1,14 +1,16 @@
 // The HTTP thread's handle on the search threads (search-thread.ts): one per core, up to MAX_THREADS.
-// A search goes to all of them, each scoring its shard of the segment (shard.ts), and their hits are
-// merged: one search uses every core, and concurrent searches share them evenly. The two sides of a
-// hybrid search run at the same time, so each is split into as many tasks as its share of the threads
+// A search is split into tasks, each scoring a shard of the segment (shard.ts), and their hits are
+// merged: one search uses every core, and concurrent searches share them. The two sides of a hybrid
+// search run at the same time, so each is split into as many tasks as its share of the threads
 // (splitting both across all of them only repeated each shard's fixed work: at 1M chunks on 2 cores, 3
 // interleaved runs: p95 one client 12.7 -> 11.8 ms, 8 clients 62.8 -> 57.3 ms; server CPU 11.1 -> 10.5 ms
-// a search), and each task is offered to every thread and run by the first free one (task-claims.ts):
-// under load a side no longer queues behind its own threads' backlog while another thread is free (1M
-// chunks, 2 cores, hybrid, six paired rounds in one server, twice: median p95 with 8 clients 102 -> 94
-// and 164 -> 139 ms; with one client 19.4 -> 19.6 and 27.6 -> 28.5 ms).
-// Each search is a message answered by a promise; a thread that died is started again on the next search.
+// a search).
+// Tasks wait here and go to whichever thread has the fewest in hand (at most IN_FLIGHT each), the oldest
+// search's first (search-order.ts). Before, each task went to a fixed thread when sent: a side queued
+// behind its own thread's backlog while another thread was free, and behind newer searches' tasks sent
+// before it (1M chunks, 2 cores, hybrid, six paired rounds in one server, 8 clients: median p95 126 ->
+// 108 ms; one client 23.5 -> 22.8 ms).
+// Each task is a message answered by a promise; a thread that died is started again on the next task.
 // The threads read the segments through views of mappings held here (segment-mappings.ts).
 import { availableParallelism } from "node:os";
 import { mergeShardHits, type RowidHit } from "./rowid-hit.ts";
@@ -16,14 +18,25 @@ import { SegmentMappings } from "./segment-mappings.ts";
 import { SegmentPrefetch } from "./segment-prefetch.ts";
 import { allShards } from "./shard.ts";
 import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-thread-protocol.ts";
-import { TaskClaims } from "./task-claims.ts";
+import { nextSearch, type SearchSide } from "./search-order.ts";
 
 type Search = Extract<ToSearchThread, { id: number }>;
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 /** A part of a search one thread runs. */
 type Task = DistributiveOmit<Extract<Search, { type: "vector" | "keyword" }>, "id">;
 
+/** A task not yet sent to a thread; `sent` orders the tasks of one search. */
+interface WaitingTask {
+  order: number;
+  sent: number;
+  task: Task;
+  resolve(hits: RowidHit[]): void;
+  reject(error: unknown): void;
+}
+
 class SearchThread {
+  /** Tasks sent and not yet answered. */
+  inHand = 0;
   private worker: Worker | null = null;
   private stopped = false;
   private readonly pending = new Map<number, { resolve(answer: FromSearchThread): void; reject(error: Error): void }>();
@@ -35,14 +48,11 @@ class SearchThread {
     private readonly dataDir: string,
     private readonly dimension: number,
     private readonly mappings: SegmentMappings,
-    private readonly claims: TaskClaims,
   ) {}
 
-  /** The thread's hits; null when the search was offered with a claim that another thread took. */
-  async search(message: DistributiveOmit<Search, "id">): Promise<RowidHit[] | null> {
+  async search(message: DistributiveOmit<Search, "id">): Promise<RowidHit[]> {
     const answer = await this.request((id) => ({ ...message, id }) as Search);
     if (answer.type === "failed") throw new Error(answer.message);
-    if (answer.type === "skipped") return null;
     return answer.type === "result" ? answer.hits : [];
   }
 
@@ -89,7 +99,7 @@ class SearchThread {
       this.failAll("A search thread stopped");
     });
     (worker as Worker & { unref(): void }).unref();
-    worker.postMessage({ type: "init", dataDir: this.dataDir, dimension: this.dimension, claims: this.claims.slots } satisfies ToSearchThread);
+    worker.postMessage({ type: "init", dataDir: this.dataDir, dimension: this.dimension } satisfies ToSearchThread);
     for (const [dir, files] of this.mappings.held()) worker.postMessage({ type: "open", dir, files } satisfies ToSearchThread);
     return (this.worker = worker);
   }
@@ -120,16 +130,22 @@ class SearchThread {
  * past a few threads the split stops paying (measured on 2 cores only).
  */
 const MAX_THREADS = 4;
+/**
+ * Tasks a thread holds at once: a second one is there when the first is answered, so a thread does not
+ * wait on this thread to send it work; more would fix the order early.
+ */
+const IN_FLIGHT = 2;
 
 export class SegmentSearcher {
   private readonly threads: SearchThread[];
   private readonly mappings = new SegmentMappings();
   private readonly prefetch = new SegmentPrefetch();
-  private readonly claims = new TaskClaims();
+  private readonly waiting: WaitingTask[] = [];
+  private sent = 0;
 
   constructor(dataDir: string, dimension: number) {
     const count = Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
-    this.threads = Array.from({ length: count }, () => new SearchThread(dataDir, dimension, this.mappings, this.claims));
+    this.threads = Array.from({ length: count }, () => new SearchThread(dataDir, dimension, this.mappings));
   }
 
   get threadCount(): number {
@@ -163,26 +179,26 @@ export class SegmentSearcher {
   }
 
   /**
-   * The vector search on the segment: a task on every thread, or, for a hybrid search, as many tasks as
-   * its vector share of the threads, each offered to all. Either way its shards are one per thread, so it
-   * finds the same hits: a task with several scores them in one pass (vector/segment.ts).
+   * The vector search on the segment: a task for every thread, or for a hybrid search's vector share of
+   * them. Either way its shards are one per thread, so it finds the same hits: a task with several scores
+   * them in one pass (vector/segment.ts).
    */
-  vector(dir: string, query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number, hybrid = false): Promise<RowidHit[]> {
+  vector(dir: string, query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number, side: SearchSide = nextSearch(false)): Promise<RowidHit[]> {
     const shards = allShards(this.threads.length);
-    const tasks = hybrid ? this.hybridShares().vector : this.threads.length;
+    const tasks = side.hybrid ? this.hybridShares().vector : this.threads.length;
     return this.run(
       limit,
-      hybrid,
+      side,
       Array.from({ length: tasks }, (_, t) => ({ type: "vector", shards: shards.filter((_, i) => i % tasks === t), dir, query, eligible, eligibleCount, limit })),
     );
   }
 
-  /** The keyword search on the segment: a shard on every thread, or, for a hybrid search, as many shards as its keyword share, each offered to all (exact either way). */
-  keyword(dir: string, query: KeywordQuery, eligible: Uint8Array | null, limit: number, hybrid = false): Promise<RowidHit[]> {
-    const shards = allShards(hybrid ? this.hybridShares().keyword : this.threads.length);
+  /** The keyword search on the segment: a shard for every thread, or for a hybrid search's keyword share of them (exact either way). */
+  keyword(dir: string, query: KeywordQuery, eligible: Uint8Array | null, limit: number, side: SearchSide = nextSearch(false)): Promise<RowidHit[]> {
+    const shards = allShards(side.hybrid ? this.hybridShares().keyword : this.threads.length);
     return this.run(
       limit,
-      hybrid,
+      side,
       shards.map((shard) => ({ type: "keyword", shard, dir, query, eligible, limit })),
     );
   }
@@ -198,46 +214,42 @@ export class SegmentSearcher {
     return { keyword, vector: Math.max(1, this.threads.length - keyword) };
   }
 
-  /**
-   * The merged hits of the tasks: a search's own tasks go one to each thread; a hybrid side's are each
-   * offered to every thread (offerToAll).
-   */
-  private async run(limit: number, offered: boolean, tasks: Task[]): Promise<RowidHit[]> {
-    const hits = await Promise.all(tasks.map((task, t) => (offered ? this.offerToAll(task) : this.threads[t].search(task))));
-    return mergeShardHits(hits.map((shardHits) => shardHits ?? []), limit);
+  private async run(limit: number, { order }: SearchSide, tasks: Task[]): Promise<RowidHit[]> {
+    const hits = await Promise.all(
+      tasks.map(
+        (task) =>
+          new Promise<RowidHit[]>((resolve, reject) => {
+            this.waiting.push({ order, sent: this.sent++, task, resolve, reject });
+            this.dispatch();
+          }),
+      ),
+    );
+    return mergeShardHits(hits, limit);
   }
 
-  /** Runs the task on the first thread free to take it (task-claims.ts). */
-  private async offerToAll(task: Task): Promise<RowidHit[]> {
-    for (;;) {
-      const claim = this.claims.next();
-      const hits = await takenBy(this.threads.map((thread) => thread.search({ ...task, claim })));
-      if (hits) return hits;
+  /** Sends waiting tasks, the oldest search's first, to the threads with the fewest in hand, while any has room. */
+  private dispatch(): void {
+    while (this.waiting.length > 0) {
+      let thread: SearchThread | null = null;
+      for (const candidate of this.threads) if (candidate.inHand < IN_FLIGHT && (!thread || candidate.inHand < thread.inHand)) thread = candidate;
+      if (!thread) return;
+      // A few dozen wait at most under any load this serves: a scan is enough.
+      let first = 0;
+      for (let i = 1; i < this.waiting.length; i++) if (before(this.waiting[i], this.waiting[first])) first = i;
+      const [next] = this.waiting.splice(first, 1);
+      const taker = thread;
+      taker.inHand++;
+      taker
+        .search(next.task)
+        .then(next.resolve, next.reject)
+        .finally(() => {
+          taker.inHand--;
+          this.dispatch();
+        });
     }
   }
 }
 
-/**
- * The hits of the thread that took an offered task, or null when every thread skipped it (its claim was
- * reused before any came to it). Fails if the thread that took it failed (or every thread did).
- */
-function takenBy(answers: Promise<RowidHit[] | null>[]): Promise<RowidHit[] | null> {
-  return new Promise((resolve, reject) => {
-    let unsettled = answers.length;
-    let failure: unknown = null;
-    const settled = () => {
-      if (--unsettled > 0) return;
-      if (failure === null) resolve(null);
-      else reject(failure);
-    };
-    for (const answer of answers) {
-      answer.then(
-        (hits) => (hits ? resolve(hits) : settled()),
-        (error: unknown) => {
-          failure ??= error;
-          settled();
-        },
-      );
-    }
-  });
+function before(a: WaitingTask, b: WaitingTask): boolean {
+  return a.order < b.order || (a.order === b.order && a.sent < b.sent);
 }

@@ -1,6 +1,7 @@
-// A hybrid search's sides are offered to every search thread and run by the first free one (task-claims.ts):
-// each offered task is taken by exactly one thread, and a search answers as it would with its sides sent
-// to fixed threads. Checked on real segments and real search threads.
+// The search threads take up tasks as they get free, the oldest search's first (segment-searcher.ts,
+// search-order.ts): searches answer as they do one at a time, and a side sent late (a hybrid search's
+// vector side, after its embedding) goes ahead of newer searches' waiting tasks. Checked on real segments
+// and real search threads.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,26 +11,13 @@ import { KeywordSegment, queryTermWeights, writeKeywordSegment } from "../../src
 import type { RowidHit } from "../../src/search/rowid-hit.ts";
 import { SegmentSearcher } from "../../src/search/segment-searcher.ts";
 import type { KeywordQuery } from "../../src/search/search-thread-protocol.ts";
-import { TaskClaims, takeClaim } from "../../src/search/task-claims.ts";
+import { nextSearch } from "../../src/search/search-order.ts";
 import { writeVectorSegment } from "../../src/search/vector/segment-writer.ts";
 import { unitVectors } from "./vector-segment-data.ts";
 
 const DIMENSION = 512;
 const root = mkdtempSync(join(tmpdir(), "quarry-task-claims-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-test("a claim is taken once; a claim whose slot a later task took is taken by no one", () => {
-  const claims = new TaskClaims();
-  const first = claims.next();
-  expect(takeClaim(claims.slots, first)).toBe(true);
-  expect(takeClaim(claims.slots, first)).toBe(false);
-  const stale = claims.next();
-  let reuser = claims.next();
-  while (reuser.slot !== stale.slot) reuser = claims.next();
-  expect(reuser.ticket).not.toBe(stale.ticket);
-  expect(takeClaim(claims.slots, stale)).toBe(false);
-  expect(takeClaim(claims.slots, reuser)).toBe(true);
-});
 
 const texts = loadCollection("cran").corpus.map((doc) => doc.text);
 const vectors = unitVectors(texts.length + 20, DIMENSION, 1, 40);
@@ -51,13 +39,21 @@ function keywordQuery(text: string): KeywordQuery {
   };
 }
 
-test("hybrid sides offered to every thread, 200 at once, answer as the same sides sent to fixed threads one at a time", async () => {
+/** Runs `use` on real search threads with both segments open, and stops them. */
+async function withSearcher(use: (searcher: SegmentSearcher) => Promise<void>): Promise<void> {
   const searcher = new SegmentSearcher(root, DIMENSION);
   searcher.start();
   try {
     searcher.open(vectorDir);
     searcher.open(keywordDir);
-    // A search of one side alone runs one task on each thread, none offered: the reference.
+    await use(searcher);
+  } finally {
+    searcher.stop();
+  }
+}
+
+test("200 hybrid and single-mode searches at once answer as the same searches one at a time", async () => {
+  await withSearcher(async (searcher) => {
     const expected: { vector: RowidHit[]; keyword: RowidHit[] }[] = [];
     for (const query of queries) {
       expected.push({
@@ -66,18 +62,34 @@ test("hybrid sides offered to every thread, 200 at once, answer as the same side
       });
     }
     expect(expected.every((sides) => sides.vector.length === 100 && sides.keyword.length > 0)).toBe(true);
-    const offered = Array.from({ length: 5 }, () =>
-      queries.map((query) =>
-        Promise.all([searcher.vector(vectorDir, query.vector, null, texts.length, 100, true), searcher.keyword(keywordDir, keywordQuery(query.text), null, 100, true)]),
-      ),
+    const concurrent = Array.from({ length: 5 }, (_, round) =>
+      queries.map((query) => {
+        const side = nextSearch(round % 2 === 0);
+        return Promise.all([searcher.vector(vectorDir, query.vector, null, texts.length, 100, side), searcher.keyword(keywordDir, keywordQuery(query.text), null, 100, side)]);
+      }),
     ).flat();
-    const answers = await Promise.all(offered);
+    const answers = await Promise.all(concurrent);
     answers.forEach(([vector, keyword], i) => {
-      expect(vector).toEqual(expected[i % queries.length].vector);
-      expect(keyword.map((hit) => hit.rowid)).toEqual(expected[i % queries.length].keyword.map((hit) => hit.rowid));
-      keyword.forEach((hit, h) => expect(hit.score).toBeCloseTo(expected[i % queries.length].keyword[h].score, 9));
+      const { vector: expectedVector, keyword: expectedKeyword } = expected[i % queries.length];
+      expect(vector).toEqual(expectedVector);
+      expect(keyword.map((hit) => hit.rowid)).toEqual(expectedKeyword.map((hit) => hit.rowid));
+      keyword.forEach((hit, h) => expect(hit.score).toBeCloseTo(expectedKeyword[h].score, 9));
     });
-  } finally {
-    searcher.stop();
-  }
+  });
+});
+
+test("a side of an older search goes ahead of newer searches' waiting tasks", async () => {
+  await withSearcher(async (searcher) => {
+    const older = nextSearch(true);
+    const finished: string[] = [];
+    const newer = Array.from({ length: 60 }, (_, i) =>
+      searcher.keyword(keywordDir, keywordQuery(queries[i % queries.length].text), null, 100).then(() => finished.push(`newer ${i}`)),
+    );
+    // Sent after the 60 newer searches' tasks, as a hybrid search's vector side is sent after its embedding.
+    const late = searcher.vector(vectorDir, queries[0].vector, null, texts.length, 100, older).then(() => finished.push("older"));
+    await Promise.all([...newer, late]);
+    // Each thread holds at most two tasks: only those sent before it can finish first, and the threads
+    // run every newer search's shards, so well over half of them finish after it.
+    expect(finished.indexOf("older")).toBeLessThan(30);
+  });
 });
