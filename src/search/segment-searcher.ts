@@ -142,6 +142,8 @@ export class SegmentSearcher {
   private readonly prefetch = new SegmentPrefetch();
   private readonly waiting: WaitingTask[] = [];
   private sent = 0;
+  /** Closes waiting for the directory's waiting tasks to be sent. */
+  private readonly closing: { dir: string; allSent(): void }[] = [];
 
   constructor(dataDir: string, dimension: number) {
     const count = Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
@@ -173,6 +175,9 @@ export class SegmentSearcher {
   async close(dir: string): Promise<void> {
     const generation = this.mappings.letGo(dir);
     if (generation === null) return;
+    // Tasks on the directory still waiting here are sent first: a thread answers its messages in order, so
+    // it drops its views after running them (else it would map the files again on its own, and keep them).
+    await this.allSent(dir);
     // A thread that fails to answer has stopped, and holds no views either.
     await Promise.allSettled(this.threads.map((thread) => thread.closeDir(dir)));
     this.mappings.unmap(dir, generation);
@@ -227,8 +232,24 @@ export class SegmentSearcher {
     return mergeShardHits(hits, limit);
   }
 
+  /** Resolves once no task on the directory waits here. */
+  private allSent(dir: string): Promise<void> {
+    if (!this.waiting.some(({ task }) => task.dir === dir)) return Promise.resolve();
+    return new Promise((allSent) => this.closing.push({ dir, allSent }));
+  }
+
   /** Sends waiting tasks, the oldest search's first, to the threads with the fewest in hand, while any has room. */
   private dispatch(): void {
+    this.sendWaiting();
+    for (let i = this.closing.length - 1; i >= 0; i--) {
+      const { dir, allSent } = this.closing[i];
+      if (this.waiting.some(({ task }) => task.dir === dir)) continue;
+      this.closing.splice(i, 1);
+      allSent();
+    }
+  }
+
+  private sendWaiting(): void {
     while (this.waiting.length > 0) {
       let thread: SearchThread | null = null;
       for (const candidate of this.threads) if (candidate.inHand < IN_FLIGHT && (!thread || candidate.inHand < thread.inHand)) thread = candidate;

@@ -112,3 +112,25 @@ test("let go, held again, searched and let go again before the threads answered:
     searcher.stop();
   }
 });
+
+test("closed while searches of it wait for a thread: they run first, and no thread maps its files on its own", async () => {
+  const searcher = new SegmentSearcher(root, DIMENSION);
+  searcher.start();
+  try {
+    searcher.open(dir);
+    // More searches than the threads hold at once: most wait on this thread when the close comes.
+    const searches = Array.from({ length: 200 }, (_, i) => searcher.vector(dir, queries[i % queries.length], null, 2000, 10));
+    const closed = searcher.close(dir);
+    const answers = await Promise.all(searches);
+    expect(answers.every((hits) => hits.length === 10)).toBe(true);
+    await closed;
+    // A search run after its thread dropped the views would have mapped the file again, for good.
+    for (let attempt = 0; attempt < 20 && mappingsOf(codesPath) > 0; attempt++) {
+      Bun.gc(true);
+      await Bun.sleep(10);
+    }
+    expect(mappingsOf(codesPath)).toBe(0);
+  } finally {
+    searcher.stop();
+  }
+});
