@@ -1,8 +1,8 @@
 // What a start reads of the documents table on the HTTP thread, before it listens (migration 006): the
 // unfinished documents (queued again), those being deleted (their deletion finished) and the stored files'
-// paths (swept); then, at a knowledge base's first search, its chunk counts (migration 025). Each comes from an index of those
-// rows alone, never from the document rows, and a start's requeue drops the jobs of finished documents one
-// job at a time. Real SQLite file, real schema.
+// paths (swept); then its knowledge bases' chunk counts, ahead of their first search (migration 025).
+// Each comes from an index of those rows alone, never from the document rows, and a start's requeue drops
+// the jobs of finished documents one job at a time. Real SQLite file, real schema.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,7 +14,7 @@ import { createKnowledgeBase } from "../../src/store/knowledge-bases.ts";
 import { DELETING_DOCUMENTS_SQL } from "../../src/store/deletions.ts";
 import { STORED_FILES_SQL } from "../../src/store/file-sweep.ts";
 import { enqueue, requeueAll } from "../../src/ingest/queue.ts";
-import { COUNTS_SQL } from "../../src/search/kb-documents.ts";
+import { COUNTS_SQL, readDocumentCounts } from "../../src/search/kb-documents.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "quarry-startup-reads-"));
 const db = openDatabase(join(dataDir, "quarry.db"));
@@ -74,4 +74,13 @@ test("a knowledge base's chunk counts come from an index, counting ready documen
     notReady: chunked.length - searchable.length,
     maxRowid: 10 * 59 + 1 + (59 % 5),
   });
+});
+
+test("while the models load, a start reads the chunk counts of the knowledge bases with a search segment, most recently built first, within its time budget", () => {
+  const others = ["older", "newer"].map((name) => createKnowledgeBase(db, { accountId: account.id, name, description: null, metadata: {}, limit: null, now }).id);
+  const watermarks = [[kbId, 20], [others[0], 5], [others[1], 40]] as const;
+  for (const [kb, watermark] of watermarks) db.query("INSERT INTO search_segments (kb_id, watermark) VALUES (?, ?)").run(kb, watermark);
+  expect(readDocumentCounts(db, 1000)).toEqual([others[1], kbId, others[0]]);
+  // Over budget from the start: the most recently built one is still read.
+  expect(readDocumentCounts(db, 0)).toEqual([others[1]]);
 });
