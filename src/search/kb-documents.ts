@@ -36,10 +36,10 @@ const FILTER_MASKS = 4;
 
 /**
  * Reads the document counts (COUNTS_SQL) of the knowledge bases that have a search segment, most recently
- * built first, for at most `budgetMs` (one at least); returns the knowledge bases read. Called at startup while the models load:
- * the first search of a knowledge base reads them, and their pages may no longer be in memory (1M chunks
- * after a restart: that read took 31-40 ms, once 384 ms, and 6-18 ms after this; the models' ~0.3 s load
- * hides it).
+ * built first, for at most `budgetMs` (one at least); returns the knowledge bases read. Called at startup
+ * while the models load: the first search of a knowledge base reads them, and their pages may no longer be
+ * in memory (1M chunks after a restart: that read took 31-40 ms, once 384 ms, and 6-18 ms after this; the
+ * models' ~0.3 s load hides it).
  */
 export function readDocumentCounts(db: Db, budgetMs: number): string[] {
   const started = performance.now();

@@ -7,7 +7,6 @@
 // a first start after an upgrade) never holds the HTTP thread for long: other requests run between the
 // slices, searches of this knowledge base wait for the last one (caughtUp), and the index worker meanwhile
 // folds the backlog into a new segment.
-import { nextSearch, type SearchSide } from "./search-order.ts";
 import { join } from "node:path";
 import type { Db } from "../store/db.ts";
 import { KbDocuments, type Eligibility } from "./kb-documents.ts";
@@ -22,6 +21,7 @@ import type { DocumentPredicate } from "./filters.ts";
 import { KeywordIndex, KeywordSegment, queryTermWeights, type KeywordStats } from "./keyword/index.ts";
 import type { SegmentSearcher } from "./segment-searcher.ts";
 import { knowledgeBaseLive } from "../store/knowledge-bases.ts";
+import { nextSearch, type SearchSide } from "./search-order.ts";
 
 /** Where a published segment is and the last change it holds. */
 type SegmentPlace = Pick<PublishedSegment, "dir" | "watermark">;

@@ -1,6 +1,5 @@
 // Search within one knowledge base (spec 4.4): retrieve by vector, keyword or both (fused), rerank the
 // best candidates when a reranker is installed, apply the score threshold, return top_k with metadata.
-import { nextSearch } from "./search-order.ts";
 import type { Db } from "../store/db.ts";
 import type { SearchModels } from "../models/types.ts";
 import { QuarryError } from "../errors.ts";
@@ -12,6 +11,7 @@ import { fuseRankings } from "./fusion.ts";
 import { keywordScore, vectorScore } from "./scores.ts";
 import { rerankPool, rerankScores } from "./rerank.ts";
 import { loadChunkHits, type ChunkHit } from "./hits.ts";
+import { nextSearch } from "./search-order.ts";
 
 export const SEARCH_MODES = ["vector", "keyword", "hybrid"] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];

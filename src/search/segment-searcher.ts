@@ -26,10 +26,9 @@ type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : n
 /** A part of a search one thread runs. */
 type Task = DistributiveOmit<Extract<Search, { type: "vector" | "keyword" }>, "id">;
 
-/** A task not yet sent to a thread; `sent` orders the tasks of one search. */
+/** A task not yet sent to a thread. */
 interface WaitingTask {
   order: number;
-  sent: number;
   task: Task;
   resolve(hits: RowidHit[]): void;
   reject(error: unknown): void;
@@ -141,8 +140,8 @@ export class SegmentSearcher {
   private readonly threads: SearchThread[];
   private readonly mappings = new SegmentMappings();
   private readonly prefetch = new SegmentPrefetch();
+  /** In the order the tasks came: of the tasks of one search, the first to come goes first. */
   private readonly waiting: WaitingTask[] = [];
-  private sent = 0;
   /** Closes waiting for the directory's waiting tasks to be sent. */
   private readonly closing: { dir: string; allSent(): void }[] = [];
 
@@ -225,7 +224,7 @@ export class SegmentSearcher {
       tasks.map(
         (task) =>
           new Promise<RowidHit[]>((resolve, reject) => {
-            this.waiting.push({ order, sent: this.sent++, task, resolve, reject });
+            this.waiting.push({ order, task, resolve, reject });
             this.dispatch();
           }),
       ),
@@ -257,7 +256,7 @@ export class SegmentSearcher {
       if (!thread) return;
       // A few dozen wait at most under any load this serves: a scan is enough.
       let first = 0;
-      for (let i = 1; i < this.waiting.length; i++) if (before(this.waiting[i], this.waiting[first])) first = i;
+      for (let i = 1; i < this.waiting.length; i++) if (this.waiting[i].order < this.waiting[first].order) first = i;
       const [next] = this.waiting.splice(first, 1);
       const taker = thread;
       taker.inHand++;
@@ -270,8 +269,4 @@ export class SegmentSearcher {
         });
     }
   }
-}
-
-function before(a: WaitingTask, b: WaitingTask): boolean {
-  return a.order < b.order || (a.order === b.order && a.sent < b.sent);
 }
