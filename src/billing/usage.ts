@@ -1,7 +1,7 @@
 // Metered usage per account and billing period. Checks and increments happen in the same write
 // transaction as the work they count, so concurrent requests never lose or double a count.
 import type { Db } from "../store/db.ts";
-import { writeTx } from "../store/db.ts";
+import { writeTxWhenFree } from "../store/db.ts";
 import type { AccountRow } from "../store/accounts.ts";
 import { usageLimitExceeded } from "../errors.ts";
 import { currentPeriod, type Period } from "./period.ts";
@@ -54,8 +54,8 @@ export function assertTrialActive(account: AccountRow, now: Date, limitsEnabled:
 }
 
 /** Counts one search query, or throws 429 when the monthly allowance is used up. */
-export function chargeSearchQuery(db: Db, account: AccountRow, now: Date, limitsEnabled: boolean): void {
-  writeTx(db, () => {
+export function chargeSearchQuery(db: Db, account: AccountRow, now: Date, limitsEnabled: boolean): Promise<void> {
+  return writeTxWhenFree(db, () => {
     assertTrialActive(account, now, limitsEnabled);
     const plan = accountPlan(account);
     const used = usageFor(db, account, now).search_queries;

@@ -4,7 +4,7 @@
 import { rmSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Db } from "../store/db.ts";
-import { writeTx } from "../store/db.ts";
+import { writeTxWhenFree } from "../store/db.ts";
 import type { Clock } from "../clock.ts";
 import type { AccountRow } from "../store/accounts.ts";
 import type { FileStore } from "../store/files.ts";
@@ -98,7 +98,7 @@ export class DocumentService {
     const storagePath = await this.store(kbId, id, file, () => this.get(account, kbId, id));
     let previousPath: string | null;
     try {
-      previousPath = writeTx(db, () => {
+      previousPath = await writeTxWhenFree(db, () => {
         const document = this.get(account, kbId, id);
         assertNotProcessing(document);
         this.assertCanStore(account, file.size - (document.file_size_bytes ?? 0), 0);
@@ -115,9 +115,9 @@ export class DocumentService {
   }
 
   /** Replaces the metadata; the document is not processed again. */
-  updateMetadata(account: AccountRow, kbId: string, id: string, metadata: Record<string, unknown>): Document {
+  updateMetadata(account: AccountRow, kbId: string, id: string, metadata: Record<string, unknown>): Promise<Document> {
     const { db, clock } = this.deps;
-    return writeTx(db, () => {
+    return writeTxWhenFree(db, () => {
       this.get(account, kbId, id);
       setDocumentMetadata(db, id, metadata, clock.now());
       return getDocument(db, kbId, id);
@@ -149,7 +149,7 @@ export class DocumentService {
     const id = newId("doc", now.getTime());
     const storagePath = await this.store(kbId, id, file, () => assertKnowledgeBaseOwned(db, account.id, kbId));
     try {
-      writeTx(db, () => {
+      await writeTxWhenFree(db, () => {
         assertKnowledgeBaseOwned(db, account.id, kbId);
         this.assertCanStore(account, file.size, 1);
         insertDocument(db, { id, kbId, accountId: account.id, name: file.name, fileType: file.fileType, fileSizeBytes: file.size, metadata, storagePath, now });

@@ -57,6 +57,26 @@ export function tryWriteTx<T>(db: Db, fn: () => T): T | typeof LOCKED {
   }
 }
 
+/** How long a write on the HTTP thread waits before it tries a write lock held elsewhere again. */
+const RETRY_MS = 1;
+
+/**
+ * writeTx for the HTTP thread: while another connection (an ingestion worker, the index worker) holds the
+ * write lock, it tries again every RETRY_MS with the event loop free in between. SQLite's own wait sleeps
+ * the thread in steps of 1, 2, 5, 10, 15, 20, 25 ms, and every request waited with it: while documents
+ * were being ingested, each search's usage count did. Fails like writeTx, with SQLITE_BUSY, once the lock
+ * stayed taken for BUSY_TIMEOUT_MS.
+ */
+export async function writeTxWhenFree<T>(db: Db, fn: () => T): Promise<T> {
+  const deadline = performance.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    const result = tryWriteTx(db, fn);
+    if (result !== LOCKED) return result;
+    if (performance.now() >= deadline) throw Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+    await Bun.sleep(RETRY_MS);
+  }
+}
+
 /** Checkpoints the WAL into the main file and closes; used on graceful shutdown. */
 export function closeDatabase(db: Db): void {
   try {

@@ -12,7 +12,7 @@
 // A document is marked deleting: from then on other requests do not find or list it, search leaves it out
 // (search/kb-documents.ts, hits.ts) and its job is withdrawn. Its chunks go in slices while the request
 // waits (~15 ms of it per 500 chunks), then its row and stored file.
-import { writeTx, type Db } from "./db.ts";
+import { writeTx, writeTxWhenFree, type Db } from "./db.ts";
 import type { FileStore } from "./files.ts";
 import { assertKnowledgeBaseOwned } from "./knowledge-bases.ts";
 import { deleteSomeChunks } from "./chunks.ts";
@@ -35,7 +35,7 @@ export const DELETING_DOCUMENTS_SQL = "SELECT id, kb_id FROM documents WHERE del
 export async function deleteInSlices(db: Db, slice: (limit: number) => number, stopped = () => false): Promise<boolean> {
   for (;;) {
     if (stopped()) return false;
-    if (writeTx(db, () => slice(ROWS_PER_SLICE)) < ROWS_PER_SLICE) return true;
+    if ((await writeTxWhenFree(db, () => slice(ROWS_PER_SLICE))) < ROWS_PER_SLICE) return true;
     await Bun.sleep(SLICE_PAUSE_MS);
   }
 }
@@ -114,13 +114,13 @@ export class Deletions {
     for (const slice of [chunks, documents]) {
       if (!(await deleteInSlices(this.db, (limit) => slice.run(id, limit).changes, () => this.stopped))) return;
     }
-    writeTx(this.db, () => this.db.query("DELETE FROM knowledge_bases WHERE id = ? AND deleting = 1").run(id));
+    await writeTxWhenFree(this.db, () => this.db.query("DELETE FROM knowledge_bases WHERE id = ? AND deleting = 1").run(id));
     this.files.removeKnowledgeBase(id);
   }
 
   private async finishDocument(kbId: string, id: string): Promise<void> {
     if (!(await deleteInSlices(this.db, (limit) => deleteSomeChunks(this.db, id, limit), () => this.stopped))) return;
-    writeTx(this.db, () => this.db.query("DELETE FROM documents WHERE id = ? AND deleting = 1").run(id));
+    await writeTxWhenFree(this.db, () => this.db.query("DELETE FROM documents WHERE id = ? AND deleting = 1").run(id));
     this.files.removeDocument(kbId, id);
   }
 }

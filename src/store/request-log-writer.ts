@@ -1,7 +1,7 @@
 // Keeps request logging off the request path: entries are buffered in memory and written in one
 // transaction per batch (every second, when the buffer fills, before the history is read, and on
 // shutdown). Entries older than the retention period are pruned along the way.
-import type { Db } from "./db.ts";
+import { writeTxWhenFree, type Db } from "./db.ts";
 import type { Clock } from "../clock.ts";
 import { insertRequestLog, pruneRequestLog, type RequestLogRecord } from "./requests.ts";
 
@@ -18,6 +18,8 @@ export class RequestLogWriter {
   private buffer: RequestLogRecord[] = [];
   /** Entries still being completed (e.g. their account looked up) after the response was sent. */
   private readonly pending = new Set<Promise<void>>();
+  /** Batches being written (each waits for the write lock). */
+  private readonly writing = new Set<Promise<void>>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private flushScheduled = false;
   private lastPrune = Number.NEGATIVE_INFINITY;
@@ -29,7 +31,7 @@ export class RequestLogWriter {
   ) {}
 
   start(): void {
-    this.timer ??= setInterval(() => this.flush(), FLUSH_INTERVAL_MS);
+    this.timer ??= setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
     this.timer.unref?.();
   }
 
@@ -48,33 +50,35 @@ export class RequestLogWriter {
     if (this.buffer.length > MAX_BUFFERED) this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
     if (this.buffer.length >= BATCH_SIZE && !this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => this.flush());
-    }
-  }
-
-  /** Writes everything buffered so far. Never throws: a failed batch is kept for the next attempt. */
-  flush(): void {
-    this.flushScheduled = false;
-    if (this.stopped && this.buffer.length === 0) return;
-    const batch = this.buffer;
-    this.buffer = [];
-    try {
-      insertRequestLog(this.db, batch);
-      this.pruneIfDue();
-    } catch (error) {
-      this.buffer = batch.concat(this.buffer);
-      console.error(`request log: could not write ${batch.length} entries: ${(error as Error).message}`);
+      setImmediate(() => void this.flush());
     }
   }
 
   /**
+   * Writes everything buffered so far, once no other connection (a worker) holds the write lock: this runs
+   * on the HTTP thread, which must not sleep in SQLite's busy wait (store/db.ts writeTxWhenFree). Never
+   * rejects: a failed batch is kept for the next attempt.
+   */
+  flush(): Promise<void> {
+    this.flushScheduled = false;
+    if (this.buffer.length === 0) return Promise.resolve();
+    const batch = this.buffer;
+    this.buffer = [];
+    const written = this.write(batch).finally(() => this.writing.delete(written));
+    this.writing.add(written);
+    return written;
+  }
+
+  /**
    * Makes the history complete up to now: lets the responses already sent record their entries (the
-   * framework records them right after sending), waits for entries still being completed, then writes.
+   * framework records them right after sending), waits for entries still being completed, then writes
+   * (and waits for the writes under way).
    */
   async flushPending(): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));
     await Promise.all(this.pending);
-    this.flush();
+    void this.flush();
+    await Promise.all(this.writing);
   }
 
   /** Final flush on shutdown; entries recorded afterwards are dropped. */
@@ -83,6 +87,16 @@ export class RequestLogWriter {
     this.timer = null;
     await this.flushPending();
     this.stopped = true;
+  }
+
+  private async write(batch: RequestLogRecord[]): Promise<void> {
+    try {
+      await writeTxWhenFree(this.db, () => insertRequestLog(this.db, batch));
+      this.pruneIfDue();
+    } catch (error) {
+      this.buffer = batch.concat(this.buffer);
+      console.error(`request log: could not write ${batch.length} entries: ${(error as Error).message}`);
+    }
   }
 
   private pruneIfDue(): void {

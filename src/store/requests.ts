@@ -41,28 +41,26 @@ function toEntry(row: RequestLogRow): RequestLogEntry {
   };
 }
 
+/** Within the caller's write transaction (request-log-writer.ts batches them). */
 export function insertRequestLog(db: Db, records: RequestLogRecord[]): void {
-  if (records.length === 0) return;
   const insert = db.query(
     `INSERT OR IGNORE INTO request_log (account_id, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  writeTx(db, () => {
-    for (const r of records) {
-      insert.run(
-        r.accountId,
-        r.id,
-        r.method,
-        r.path,
-        r.status_code,
-        r.duration_ms,
-        r.auth_type,
-        r.kb_id,
-        JSON.stringify(r.request_summary),
-        JSON.stringify(r.response_summary),
-        r.created_at,
-      );
-    }
-  });
+  for (const r of records) {
+    insert.run(
+      r.accountId,
+      r.id,
+      r.method,
+      r.path,
+      r.status_code,
+      r.duration_ms,
+      r.auth_type,
+      r.kb_id,
+      JSON.stringify(r.request_summary),
+      JSON.stringify(r.response_summary),
+      r.created_at,
+    );
+  }
 }
 
 export interface RequestLogFilter {

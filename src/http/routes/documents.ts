@@ -202,8 +202,8 @@ export function documentRoutes(ctx: AppContext) {
     )
     .patch(
       "/:doc_id",
-      ({ params, body, principal }) => ({
-        data: documents.updateMetadata(principal.account, params.kb_id, params.doc_id, body.metadata),
+      async ({ params, body, principal }) => ({
+        data: await documents.updateMetadata(principal.account, params.kb_id, params.doc_id, body.metadata),
       }),
       {
         params: DocParams,

@@ -141,7 +141,7 @@ export function searchRoutes(ctx: AppContext) {
           filter_keys: Object.keys(body.filter ?? {}),
         };
         assertKnowledgeBaseOwned(ctx.db, principal.account.id, params.kb_id);
-        chargeSearchQuery(ctx.db, principal.account, ctx.clock.now(), ctx.config.limitsEnabled);
+        await chargeSearchQuery(ctx.db, principal.account, ctx.clock.now(), ctx.config.limitsEnabled);
         const data = await service.search(params.kb_id, {
           query: body.query,
           topK: body.top_k,
