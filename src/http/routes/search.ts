@@ -118,12 +118,10 @@ score_threshold applies to the final score, after reranking.
 filter, top_k results come back whenever that many matching chunks exist.`;
 
 export function searchRoutes(ctx: AppContext) {
-  const service = new SearchService({
-    db: ctx.db,
-    models: ctx.models,
-    rerankTimeoutMs: ctx.config.rerankTimeoutMs,
-    indexes: ctx.searchIndexes,
-  });
+  // Made at the first search: the app is built while the models load (server.ts).
+  let service: SearchService | null = null;
+  const searchService = () =>
+    (service ??= new SearchService({ db: ctx.db, models: ctx.models, rerankTimeoutMs: ctx.config.rerankTimeoutMs, indexes: ctx.searchIndexes }));
 
   return new Elysia({ prefix: "/knowledge-bases/:kb_id/search" })
     .use(authenticated(ctx))
@@ -142,7 +140,7 @@ export function searchRoutes(ctx: AppContext) {
         };
         assertKnowledgeBaseOwned(ctx.db, principal.account.id, params.kb_id);
         await chargeSearchQuery(ctx.db, principal.account, ctx.clock.now(), ctx.config.limitsEnabled);
-        const data = await service.search(params.kb_id, {
+        const data = await searchService().search(params.kb_id, {
           query: body.query,
           topK: body.top_k,
           rerank: body.rerank,
