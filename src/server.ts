@@ -100,11 +100,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // Set once the models have loaded. The app is built while they load (~0.1 s of the HTTP thread, which
   // came after them before; at 1M chunks, three alternating rounds of three restarts: listening 0.85-0.98
   // -> 0.77-0.88 s after the spawn), and nothing reads these two before it listens.
-  let models: SearchModels | null = null;
-  let searchIndexes: IndexCache | null = null;
+  let models: SearchModels;
+  let searchIndexes: IndexCache;
   let ctx: AppContext;
   let app: ReturnType<typeof createApp>;
-  let loaded: SearchModels;
   try {
     recoverSearchIndexes(db, config.dataDir);
     sweepFileStore(db, config.dataDir);
@@ -113,7 +112,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       db,
       clock,
       get models() {
-        return models!;
+        return models;
       },
       ingest,
       version: VERSION,
@@ -124,25 +123,24 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       clientRateLimiter: new RateLimiter(options.rateLimitClock, MAX_TRACKED_CLIENTS),
       requestLog: new RequestLogWriter(db, clock),
       get searchIndexes() {
-        return searchIndexes!;
+        return searchIndexes;
       },
     };
     app = createApp(ctx);
     readDocumentCounts(db, DOCUMENT_COUNTS_BUDGET_MS);
-    loaded = await modelsLoading;
-    ensureVectorTable(db, { id: loaded.embedder.id, dimension: loaded.embedder.dimension });
+    models = await modelsLoading;
+    ensureVectorTable(db, { id: models.embedder.id, dimension: models.embedder.dimension });
   } catch (error) {
     await modelsLoading.then(closeModels, () => {});
     closeDatabase(db);
     releaseDataDir();
     throw error;
   }
-  models = loaded;
   searchIndexes = new IndexCache({
     db,
     dataDir: config.dataDir,
     databasePath,
-    dimension: loaded.embedder.dimension,
+    dimension: models.embedder.dimension,
     memoryBudgetBytes: config.indexMemoryMb * 1024 * 1024,
     segmentMinChanges: config.segmentMinChanges,
   });
@@ -154,7 +152,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     vectorPurger.stop();
     await ctx.searchIndexes.stop();
     await ingest.stop();
-    await closeModels(loaded);
+    await closeModels(models);
     closeDatabase(db);
     releaseDataDir();
   };
@@ -184,13 +182,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`; // IPv6 literals in brackets
 
   if (options.banner) {
-    const embed = loaded.embedder;
+    const embed = models.embedder;
     console.log(
       [
         `Quarry ${VERSION} listening on ${url}/api  (docs: ${url}/api/docs)`,
         `  database   ${databasePath}`,
         `  embedding  ${embed.id} (${embed.dimension}-d, max ${embed.maxTokens} tokens)`,
-        `  reranker   ${loaded.reranker ? loaded.reranker.id : `none — ${loaded.description.reranking_hint ?? ""}`}`,
+        `  reranker   ${models.reranker ? models.reranker.id : `none — ${models.description.reranking_hint ?? ""}`}`,
         `  workers    ${config.workers}   limits ${config.limitsEnabled ? "on" : "off"}`,
       ].join("\n"),
     );
