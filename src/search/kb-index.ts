@@ -13,6 +13,7 @@ import { KbDocuments, type Eligibility } from "./kb-documents.ts";
 import { readLog } from "./index-log.ts";
 import { latestSegment, newerSegments, SEGMENTS_KEPT, type PublishedSegment } from "./segment-files.ts";
 import { parseMeta, SEGMENT_FILES } from "./vector/segment-files.ts";
+import { lookupTableBytes } from "./vector/pq.ts";
 import { StoredVectors } from "./stored-vectors.ts";
 import { DeltaVectors } from "./delta-vectors.ts";
 import { mergeHits, type RowidHit } from "./rowid-hit.ts";
@@ -41,8 +42,8 @@ interface OpenSegment {
   keywordDir: string;
   vectorDir: string;
   watermark: number;
-  /** What each search thread holds of the vector segment outside its mapped files (vector/list-ranker.ts). */
-  rankerBytes: number;
+  /** What each search thread holds of the vector segment outside its mapped files: the lists' centroids and the quantizer's codebooks (vector/list-ranker.ts, vector/pq.ts). */
+  threadBytes: number;
 }
 
 export class KbIndex {
@@ -164,7 +165,7 @@ export class KbIndex {
       this.deltaKeyword.chunkCount * KEYWORD_BYTES_PER_CHUNK +
       this.tombstones.size * 16 +
       (this.liveMask?.byteLength ?? 0) +
-      (this.segment?.rankerBytes ?? 0) * this.searcher.threadCount
+      (this.segment?.threadBytes ?? 0) * this.searcher.threadCount
     );
   }
 
@@ -217,7 +218,7 @@ export class KbIndex {
     const vectorDir = `${published.dir}/vector`;
     const held: string[] = [];
     let keyword: KeywordSegment;
-    let ranker: number;
+    let perThread: number;
     try {
       for (const dir of [keywordDir, vectorDir]) {
         this.searcher.open(dir);
@@ -230,12 +231,12 @@ export class KbIndex {
         throw Object.assign(new Error(`Search segment ${published.dir} is being removed`), { code: "ENOENT" });
       }
       keyword = KeywordSegment.open(keywordDir, (path) => this.searcher.mapping(path));
-      ranker = rankerBytes(this.searcher.mapping(join(vectorDir, SEGMENT_FILES.meta)), vectorDir, this.dimension);
+      perThread = threadBytes(this.searcher.mapping(join(vectorDir, SEGMENT_FILES.meta)), vectorDir, this.dimension);
     } catch (error) {
       for (const dir of held) void this.searcher.close(dir);
       throw error;
     }
-    this.segment = { keyword, keywordDir, vectorDir, watermark: published.watermark, rankerBytes: ranker };
+    this.segment = { keyword, keywordDir, vectorDir, watermark: published.watermark, threadBytes: perThread };
     if (previous) this.closeSegment(previous);
     this.deltaKeyword = new KeywordIndex();
     this.deltaVectors = new DeltaVectors(this.dimension);
@@ -298,10 +299,10 @@ function isGone(error: unknown): boolean {
 }
 
 /** A search thread's copy of the segment's list centroids (f32) and their scores (f64), made at its first search. */
-function rankerBytes(meta: Uint8Array, vectorDir: string, dimension: number): number {
+function threadBytes(meta: Uint8Array, vectorDir: string, dimension: number): number {
   try {
     const { lists } = parseMeta(meta, vectorDir, dimension);
-    return lists > 1 ? lists * (dimension * Float32Array.BYTES_PER_ELEMENT + Float64Array.BYTES_PER_ELEMENT) : 0;
+    return lists > 1 ? lists * (dimension * Float32Array.BYTES_PER_ELEMENT + Float64Array.BYTES_PER_ELEMENT) + lookupTableBytes(dimension) : 0;
   } catch {
     return 0; // an unreadable segment is reported by its first search
   }

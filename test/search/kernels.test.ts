@@ -2,7 +2,7 @@
 // source compiles to; product-quantized scores are the sums of blocked codes' table bytes, 8-bit code scores
 // are bit for bit codeCosine's, at dimensions with and without a remainder mod 8, for single codes and
 // ranges, across more than one batch; the hits kept are the same as pushing every score; lists are
-// ranked by exactly dot()'s similarities; the read-backs (keyword window, product-quantized batch) find every score above a threshold.
+// ranked by exactly dot()'s similarities, and lookup tables are exactly what those similarities round to; the read-backs (keyword window, product-quantized batch) find every score above a threshold.
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { KERNELS_MODULE, kernelsModule } from "../../scripts/build-kernels.ts";
@@ -89,6 +89,24 @@ test("a lookup table's byte sums rank codes as the float similarities do, and st
     scan.flush();
     expect(best.sorted()[0].score).toBe(topCode.reduce((total, code, part) => total + table[part * PQ_CENTROIDS + code], 0));
     expect(best.sorted()[0].score).toBeLessThan(0x10000);
+  }
+});
+
+test("a lookup table is exactly the bytes dot() similarities round to, for every sub-vector size", () => {
+  for (const dimension of [512, 4096, 388, 390, 13]) {
+    const codebooks = Float32Array.from({ length: dimension * PQ_CENTROIDS }, () => random() - 0.5);
+    const pq = new ProductQuantizer(dimension, codebooks);
+    const d = pq.subDimension;
+    for (let q = 0; q < 5; q++) {
+      const query = Float32Array.from({ length: dimension }, () => random() - 0.5);
+      // The definition (pq.ts lookupTable): each part's similarities less its smallest, in steps of the widest range / top, rounded.
+      const values = Array.from({ length: pq.parts * PQ_CENTROIDS }, (_, i) => dot(query, Math.floor(i / PQ_CENTROIDS) * d, codebooks, i * d, d));
+      const lowest = Array.from({ length: pq.parts }, (_, part) => Math.min(...values.slice(part * PQ_CENTROIDS, (part + 1) * PQ_CENTROIDS)));
+      const widest = Math.max(...lowest.map((low, part) => Math.max(...values.slice(part * PQ_CENTROIDS, (part + 1) * PQ_CENTROIDS)) - low));
+      const perStep = Math.min(255, Math.floor(0xffff / pq.parts)) / widest;
+      const expected = values.map((value, i) => Math.round((value - lowest[Math.floor(i / PQ_CENTROIDS)]) * perStep));
+      expect([...pq.lookupTable(query)]).toEqual(expected);
+    }
   }
 });
 

@@ -4,7 +4,8 @@
 // every centroid is tabled once, in bytes; a vector's approximate score is then one table lookup per
 // sub-vector, 16 vectors at a time in WebAssembly (pq-scan.ts, pq-blocks.ts). Searches rank by this and
 // re-score the best thousand or so on the 8-bit codes (code-scan.ts).
-import { dot, halfSquaredNorms, kMeans, nearest } from "./k-means.ts";
+import { Kernels } from "../kernels/kernels.ts";
+import { halfSquaredNorms, kMeans, nearest } from "./k-means.ts";
 
 /** Values per sub-vector, when the dimension allows (else the largest of 4, 2, 1 that divides it). */
 const SUB_DIMENSION = 8;
@@ -23,13 +24,15 @@ export class ProductQuantizer {
   readonly subDimension: number;
   /** Sub-vectors per vector: the bytes of one vector's code. */
   readonly parts: number;
+  /** A copy of the codebooks in a kernel instance's memory, for the tables (made at the first). */
+  private kernels: Kernels | null = null;
 
   /** `codebooks`: parts × CENTROIDS × subDimension centroid values. */
   constructor(
     readonly dimension: number,
     readonly codebooks: Float32Array,
   ) {
-    this.subDimension = [SUB_DIMENSION, 4, 2, 1].find((size) => dimension % size === 0)!;
+    this.subDimension = subDimensionOf(dimension);
     this.parts = dimension / this.subDimension;
     if (codebooks.length !== dimension * CENTROIDS) throw new Error(`Product quantizer codebooks hold ${codebooks.length} values, not ${dimension * CENTROIDS}`);
   }
@@ -71,25 +74,45 @@ export class ProductQuantizer {
    */
   lookupTable(query: Float32Array): Uint8Array {
     const d = this.subDimension;
-    const values = new Float64Array(this.parts * CENTROIDS);
-    const lowest = new Float64Array(this.parts).fill(Infinity);
+    // The similarities by the kernel, bit for bit dot() (at 1M chunks, 512-d: 0.23 ms a query in JavaScript).
+    const kernels = this.tableKernels();
+    const { similaritiesAt, codebooksAt } = tableLayout(this.dimension);
+    kernels.doubles.set(query);
+    for (let part = 0; part < this.parts; part++) {
+      kernels.floatDots(part * d * 8, codebooksAt + part * CENTROIDS * d * 4, CENTROIDS, d, similaritiesAt + part * CENTROIDS * 8);
+    }
+    const values = kernels.doubles;
+    const first = similaritiesAt / 8;
+    const lowest = new Float64Array(this.parts);
     let widest = 0;
     for (let part = 0; part < this.parts; part++) {
-      let highest = -Infinity;
-      for (let c = 0, i = part * CENTROIDS; c < CENTROIDS; c++, i++) {
-        values[i] = dot(query, part * d, this.codebooks, i * d, d);
-        lowest[part] = Math.min(lowest[part], values[i]);
-        highest = Math.max(highest, values[i]);
+      let low = Infinity;
+      let high = -Infinity;
+      for (let i = first + part * CENTROIDS; i < first + (part + 1) * CENTROIDS; i++) {
+        const value = values[i];
+        if (value < low) low = value;
+        if (value > high) high = value;
       }
-      widest = Math.max(widest, highest - lowest[part]);
+      lowest[part] = low;
+      widest = Math.max(widest, high - low);
     }
     const top = Math.min(255, Math.floor(0xffff / this.parts));
     const perStep = widest > 0 ? top / widest : 0;
     const table = new Uint8Array(this.parts * CENTROIDS);
     for (let part = 0; part < this.parts; part++) {
-      for (let i = part * CENTROIDS; i < (part + 1) * CENTROIDS; i++) table[i] = Math.round((values[i] - lowest[part]) * perStep);
+      const low = lowest[part];
+      for (let i = part * CENTROIDS; i < (part + 1) * CENTROIDS; i++) table[i] = roundNonNegative((values[first + i] - low) * perStep);
     }
     return table;
+  }
+
+  private tableKernels(): Kernels {
+    if (this.kernels) return this.kernels;
+    const kernels = new Kernels();
+    const { codebooksAt, bytes } = tableLayout(this.dimension);
+    kernels.reserve(bytes);
+    kernels.floats.set(this.codebooks, codebooksAt / Float32Array.BYTES_PER_ELEMENT);
+    return (this.kernels = kernels);
   }
 
   /** The sub-vectors at position `part` of `vectors`, contiguous. */
@@ -100,4 +123,30 @@ export class ProductQuantizer {
     for (let v = 0; v < n; v++) out.set(vectors.subarray(v * this.dimension + part * d, v * this.dimension + part * d + d), v * d);
     return out;
   }
+}
+
+function subDimensionOf(dimension: number): number {
+  return [SUB_DIMENSION, 4, 2, 1].find((size) => dimension % size === 0)!;
+}
+
+/** The tables' kernel memory: the query (f64) at 0, then its similarities (f64), then the codebooks (f32). */
+function tableLayout(dimension: number): { similaritiesAt: number; codebooksAt: number; bytes: number } {
+  const similaritiesAt = dimension * Float64Array.BYTES_PER_ELEMENT;
+  const codebooksAt = similaritiesAt + (dimension / subDimensionOf(dimension)) * CENTROIDS * Float64Array.BYTES_PER_ELEMENT;
+  return { similaritiesAt, codebooksAt, bytes: codebooksAt + dimension * CENTROIDS * Float32Array.BYTES_PER_ELEMENT };
+}
+
+/** The kernel memory a search thread holds for the lookup tables of a segment's quantizer. */
+export function lookupTableBytes(dimension: number): number {
+  return tableLayout(dimension).bytes;
+}
+
+/**
+ * Math.round(x) for 0 <= x < 2^31, seven times faster here (4,096 values a table: 50 -> 7 µs). x + 0.5
+ * truncated is one too many only where the addition rounded up to the next integer (x = 0.49999999999999994);
+ * rounded - 0.5 is exact, so the comparison catches it.
+ */
+function roundNonNegative(x: number): number {
+  const rounded = (x + 0.5) | 0;
+  return rounded - 0.5 > x ? rounded - 1 : rounded;
 }
