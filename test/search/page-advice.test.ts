@@ -1,0 +1,93 @@
+// Pages of a mapped file that are not in memory: willNeed (src/search/page-advice.ts) has the OS read the
+// pages asked for, and only those; a re-score of candidates whose codes are out of memory (vector/kernel-scan.ts
+// addEach, which then asks for their pages all at once) scores exactly as it does in memory. Pages are put
+// out of memory with posix_fadvise(DONTNEED), which a file on disk honours (its pages are clean).
+import { afterAll, expect, test } from "bun:test";
+import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { dlopen, FFIType, ptr } from "bun:ffi";
+import { willNeed } from "../../src/search/page-advice.ts";
+import { CodeScan } from "../../src/search/vector/code-scan.ts";
+import { TopK } from "../../src/search/topk.ts";
+import { uniform } from "../../scripts/seeded-random.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "quarry-page-advice-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const libc = dlopen("libc.so.6", {
+  open: { args: [FFIType.cstring, FFIType.i32], returns: FFIType.i32 },
+  close: { args: [FFIType.i32], returns: FFIType.i32 },
+  posix_fadvise: { args: [FFIType.i32, FFIType.i64, FFIType.i64, FFIType.i32], returns: FFIType.i32 },
+  mincore: { args: [FFIType.ptr, FFIType.u64, FFIType.ptr], returns: FFIType.i32 },
+  getpagesize: { args: [], returns: FFIType.i32 },
+});
+const PAGE = libc.symbols.getpagesize();
+const POSIX_FADV_DONTNEED = 4;
+
+/** Drops the file's pages from memory (they are clean: the file was synced). */
+function evict(path: string): void {
+  const fd = libc.symbols.open(Buffer.from(`${path}\0`), 0);
+  expect(fd).toBeGreaterThanOrEqual(0);
+  libc.symbols.posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  libc.symbols.close(fd);
+}
+
+/** Which pages of the mapped view are in memory. */
+function resident(view: Uint8Array): boolean[] {
+  const pages = Math.ceil(view.byteLength / PAGE);
+  const flags = new Uint8Array(pages);
+  expect(libc.symbols.mincore(ptr(view), view.byteLength, ptr(flags))).toBe(0);
+  return [...flags].map((flag) => (flag & 1) === 1);
+}
+
+function writeRandomFile(name: string, bytes: number, seed: number): string {
+  const random = uniform(seed);
+  const path = join(dir, name);
+  const fd = openSync(path, "w");
+  writeSync(fd, Uint8Array.from({ length: bytes }, () => Math.floor(random() * 256)));
+  fsyncSync(fd); // written back, so that its pages are clean and can be dropped
+  closeSync(fd);
+  return path;
+}
+
+test("willNeed reads in the pages asked for, and only those", async () => {
+  const path = writeRandomFile("pages.bin", 256 * PAGE, 1);
+  evict(path);
+  const view = Bun.mmap(path, { shared: false });
+  expect(resident(view).filter(Boolean).length).toBe(0);
+  // Page-aligned or not, each range's pages; a range inside one page asks for that page.
+  const asked = [3, 4, 5, 40, 200];
+  willNeed(view, 3 * PAGE + 17, 6 * PAGE - 1);
+  willNeed(view, 40 * PAGE + 100, 40 * PAGE + 612);
+  willNeed(view, 200 * PAGE, 201 * PAGE);
+  const deadline = performance.now() + 5_000;
+  while (asked.some((page) => !resident(view)[page]) && performance.now() < deadline) await Bun.sleep(5);
+  const inMemory = resident(view);
+  expect(asked.every((page) => inMemory[page])).toBe(true);
+  // The OS may read a little around what was asked (read-ahead), never the whole file.
+  expect(inMemory.filter(Boolean).length).toBeLessThan(128);
+});
+
+test("re-scoring candidates whose codes are out of memory gives the scores it gives in memory", () => {
+  const dimension = 512;
+  const count = 8192; // 4 MB of codes
+  const random = uniform(7);
+  const path = writeRandomFile("codes.i8", count * dimension, 2);
+  const scales = Float32Array.from({ length: count }, () => random() / 127);
+  const query = Float32Array.from({ length: dimension }, () => random() - 0.5);
+  const candidates = Array.from({ length: 1000 }, () => Math.floor(random() * count));
+  const score = () => {
+    const bytes = Bun.mmap(path, { shared: false });
+    const best = new TopK(100);
+    const scan = new CodeScan(query, new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), scales, best);
+    scan.addEach(candidates);
+    scan.flush();
+    return best.sorted();
+  };
+  evict(path);
+  const fromDisk = score();
+  const inMemory = score();
+  expect(fromDisk.length).toBe(100);
+  expect(fromDisk).toEqual(inMemory);
+});
