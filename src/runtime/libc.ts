@@ -1,5 +1,5 @@
 // The C library through bun:ffi, for the few calls Bun does not expose: a setenv that native code sees
-// (models/ort-telemetry.ts) and madvise (search/prefetch-thread.ts).
+// (models/ort-telemetry.ts) and madvise (search/page-advice.ts).
 import { dlopen, type FFIFunction, type Library } from "bun:ffi";
 
 const LIBC_NAMES: Partial<Record<NodeJS.Platform, string[]>> = {
