@@ -16,7 +16,8 @@
 // Steps: write the data (unless kept) → start the server, whose index worker builds the segment, while a
 // probe GETs /api/health every 10 ms (longest stall) → restart, time to the first search answer → latency
 // per mode, 1 and 8 clients, no filter and a 1 % filter → vector recall@10 against exact search over the
-// regenerated vectors → memory (also of the first server, whose index worker built the segment). Prints a
+// regenerated vectors → memory (also of the first server, whose index worker built the segment) → a restart
+// with the segment files dropped from the page cache, time to the first answer (default mode). Prints a
 // table and a final JSON line.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +25,7 @@ import { join } from "node:path";
 import { loadModels } from "../../src/models/load.ts";
 import { call, corpusWords, evalQueries, fillKnowledgeBase, latencyQueries, measureSearches, memoryOf, percentile, ROOT, startServer, waitForSegment } from "./bench-server.ts";
 import { COLLECTIONS, loadCollection } from "./eval-collections.ts";
+import { dropFromPageCache } from "../page-cache.ts";
 
 const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 1_000_000);
 const LATENCY_QUERIES = latencyQueries();
@@ -242,6 +244,18 @@ async function main() {
     }
     result.vector_recall_at_10 = +(found / (10 * recallQueries.length)).toFixed(3);
     result.memory = memoryOf(server.pid);
+    await server.stop();
+
+    // 5. Restart with the segment files out of memory (as after a reboot, or once the OS has let them go):
+    // time to the first answer of a search in the default mode (vector).
+    dropFromPageCache(join(dataDir, "indexes"));
+    t = performance.now();
+    server = await startServer(dataDir);
+    const coldListening = performance.now() - t;
+    t = performance.now();
+    await call(server.url, `/v1/knowledge-bases/${state.kbId}/search`, { query: queries[1], rerank: false }, state.token);
+    const coldSearch = performance.now() - t;
+    result.cold_restart = { listening_ms: +coldListening.toFixed(0), first_search_ms: +coldSearch.toFixed(1), first_answer_after_spawn_ms: +(coldListening + coldSearch).toFixed(0) };
     await server.stop();
   } finally {
     if (!KEEP) rmSync(dataDir, { recursive: true, force: true });

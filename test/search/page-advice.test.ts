@@ -1,7 +1,7 @@
 // Pages of a mapped file that are not in memory: willNeed (src/search/page-advice.ts) has the OS read the
 // pages asked for, and only those; a re-score of candidates whose codes are out of memory (vector/kernel-scan.ts
 // addEach, which then asks for their pages all at once) scores exactly as it does in memory. Pages are put
-// out of memory with posix_fadvise(DONTNEED), which a file on disk honours (its pages are clean).
+// out of memory with posix_fadvise(DONTNEED) (scripts/page-cache.ts), which a file on disk honours once synced.
 import { afterAll, expect, test } from "bun:test";
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,27 +11,16 @@ import { willNeed } from "../../src/search/page-advice.ts";
 import { CodeScan } from "../../src/search/vector/code-scan.ts";
 import { TopK } from "../../src/search/topk.ts";
 import { uniform } from "../../scripts/seeded-random.ts";
+import { dropFromPageCache } from "../../scripts/page-cache.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "quarry-page-advice-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const libc = dlopen("libc.so.6", {
-  open: { args: [FFIType.cstring, FFIType.i32], returns: FFIType.i32 },
-  close: { args: [FFIType.i32], returns: FFIType.i32 },
-  posix_fadvise: { args: [FFIType.i32, FFIType.i64, FFIType.i64, FFIType.i32], returns: FFIType.i32 },
   mincore: { args: [FFIType.ptr, FFIType.u64, FFIType.ptr], returns: FFIType.i32 },
   getpagesize: { args: [], returns: FFIType.i32 },
 });
 const PAGE = libc.symbols.getpagesize();
-const POSIX_FADV_DONTNEED = 4;
-
-/** Drops the file's pages from memory (they are clean: the file was synced). */
-function evict(path: string): void {
-  const fd = libc.symbols.open(Buffer.from(`${path}\0`), 0);
-  expect(fd).toBeGreaterThanOrEqual(0);
-  libc.symbols.posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  libc.symbols.close(fd);
-}
 
 /** Which pages of the mapped view are in memory. */
 function resident(view: Uint8Array): boolean[] {
@@ -53,7 +42,7 @@ function writeRandomFile(name: string, bytes: number, seed: number): string {
 
 test("willNeed reads in the pages asked for, and only those", async () => {
   const path = writeRandomFile("pages.bin", 256 * PAGE, 1);
-  evict(path);
+  dropFromPageCache(path);
   const view = Bun.mmap(path, { shared: false });
   expect(resident(view).filter(Boolean).length).toBe(0);
   // Page-aligned or not, each range's pages; a range inside one page asks for that page.
@@ -85,7 +74,7 @@ test("re-scoring candidates whose codes are out of memory gives the scores it gi
     scan.flush();
     return best.sorted();
   };
-  evict(path);
+  dropFromPageCache(path);
   const fromDisk = score();
   const inMemory = score();
   expect(fromDisk.length).toBe(100);
