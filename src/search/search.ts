@@ -97,8 +97,10 @@ export class SearchService {
         ? Promise.resolve([])
         : this.embedQuery(request.query).then(({ vector, tokens }) => {
             usage.embedding_tokens = tokens;
-            // Meanwhile the index may have taken a new segment, or been let go under the memory budget.
-            return this.deps.indexes.get(kbId).vectorSearch(vector, scope, sideDepth, side);
+            // Meanwhile the index may have taken a new segment (it searches its newest), or been let go under
+            // the memory budget (a new one is then opened). Chunks logged meanwhile wait for the next search, as
+            // for the keyword side: reading the log again cost two queries a search.
+            return (index.closed ? this.deps.indexes.get(kbId) : index).vectorSearch(vector, scope, sideDepth, side);
           });
     // Both settle before a failure is reported (the embedding's first), so that no rejection goes unhandled.
     const [vectorResult, keywordResult] = await Promise.allSettled([vectorSide, keywordSide]);
