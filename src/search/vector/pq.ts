@@ -78,11 +78,12 @@ export class ProductQuantizer {
     const kernels = this.tableKernels();
     const { similaritiesAt, codebooksAt } = tableLayout(this.dimension);
     kernels.doubles.set(query);
+    const [f64, f32] = [Float64Array.BYTES_PER_ELEMENT, Float32Array.BYTES_PER_ELEMENT];
     for (let part = 0; part < this.parts; part++) {
-      kernels.floatDots(part * d * 8, codebooksAt + part * CENTROIDS * d * 4, CENTROIDS, d, similaritiesAt + part * CENTROIDS * 8);
+      kernels.floatDots(part * d * f64, codebooksAt + part * CENTROIDS * d * f32, CENTROIDS, d, similaritiesAt + part * CENTROIDS * f64);
     }
     const values = kernels.doubles;
-    const first = similaritiesAt / 8;
+    const first = similaritiesAt / f64;
     const lowest = new Float64Array(this.parts);
     let widest = 0;
     for (let part = 0; part < this.parts; part++) {
