@@ -11,9 +11,22 @@ export function fuseRankings(vector: RowidHit[], keyword: RowidHit[], alpha: num
     if (entry) entry.keyword = i + 1;
     else ranks.set(hit.rowid, { vector: null, keyword: i + 1 });
   });
-  return [...ranks]
-    .map(([rowid, r]) => ({ rowid, score: hybridScore(r.vector, r.keyword, alpha) }))
-    .filter((hit) => hit.score > 0)
-    .sort((a, b) => b.score - a.score || a.rowid - b.rowid)
-    .slice(0, limit);
+  // The best `limit` kept in order as the candidates go by (a few hundred of them, for a top 10 or so):
+  // sorting them all cost more than the rest of the fusion.
+  const best: RowidHit[] = [];
+  for (const [rowid, rank] of ranks) {
+    const score = hybridScore(rank.vector, rank.keyword, alpha);
+    if (score <= 0) continue;
+    let at = best.length;
+    while (at > 0 && ahead(score, rowid, best[at - 1])) at--;
+    if (at >= limit) continue;
+    best.splice(at, 0, { rowid, score });
+    if (best.length > limit) best.pop();
+  }
+  return best;
+}
+
+/** Whether (score, rowid) ranks before `hit`: a higher score, or the same and a lower rowid. */
+function ahead(score: number, rowid: number, hit: RowidHit): boolean {
+  return score > hit.score || (score === hit.score && rowid < hit.rowid);
 }
