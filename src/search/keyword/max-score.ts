@@ -61,11 +61,27 @@ function insertionSort(values: Int32Array, count: number): void {
   }
 }
 
+/**
+ * The terms by bound, smallest first, in place (stable, as sort() is). A few dozen at most: Array.prototype.sort
+ * with a comparator, compiled into the search, failed a speculation in more than half of the searches (JSC
+ * OSR exits, "Overflow"), each sending the rest of that search to unoptimized code, and after enough of them
+ * the whole function back to be compiled again.
+ */
+function byBound(terms: ScoredTerm[]): ScoredTerm[] {
+  for (let i = 1; i < terms.length; i++) {
+    const term = terms[i];
+    let j = i - 1;
+    for (; j >= 0 && terms[j].bound > term.bound; j--) terms[j + 1] = terms[j];
+    terms[j + 1] = term;
+  }
+  return terms;
+}
+
 export const maxScoreSearch: SegmentSearchStrategy = ({ segment, terms: query, stats, eligible, limit, range: [from, to] }) => {
   const average = stats.averageLength;
-  const terms: ScoredTerm[] = termCursors(segment, query, stats, from)
-    .map(({ id, cursor, factor }) => ({ id, cursor, factor, bound: upperBound(segment, id, factor, average) }))
-    .sort((a, b) => a.bound - b.bound);
+  const terms: ScoredTerm[] = byBound(
+    termCursors(segment, query, stats, from).map(({ id, cursor, factor }) => ({ id, cursor, factor, bound: upperBound(segment, id, factor, average) })),
+  );
   // prefix[j]: the most terms 0…j can add together.
   const prefix = new Float64Array(terms.length);
   terms.forEach((term, j) => (prefix[j] = (j > 0 ? prefix[j - 1] : 0) + term.bound * BOUND_MARGIN));
