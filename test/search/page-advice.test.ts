@@ -1,13 +1,14 @@
 // Pages of a mapped file that are not in memory: willNeed (src/search/page-advice.ts) has the OS read the
-// pages asked for, and only those; a re-score of candidates whose codes are out of memory (vector/kernel-scan.ts
-// addEach, which then asks for their pages all at once) scores exactly as it does in memory. Pages are put
-// out of memory with posix_fadvise(DONTNEED) (scripts/page-cache.ts), which a file on disk honours once synced.
+// pages asked for, and only those; inMemory tells them apart without reading them; a re-score of candidates
+// whose codes are out of memory (vector/kernel-scan.ts addEach, which then asks for their pages all at once)
+// scores exactly as it does in memory. Pages are put out of memory with posix_fadvise(DONTNEED)
+// (scripts/page-cache.ts), which a file on disk honours once synced.
 import { afterAll, expect, test } from "bun:test";
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dlopen, FFIType, ptr } from "bun:ffi";
-import { willNeed } from "../../src/search/page-advice.ts";
+import { inMemory, willNeed } from "../../src/search/page-advice.ts";
 import { CodeScan } from "../../src/search/vector/code-scan.ts";
 import { TopK } from "../../src/search/topk.ts";
 import { uniform } from "../../scripts/seeded-random.ts";
@@ -56,6 +57,19 @@ test("willNeed reads in the pages asked for, and only those", async () => {
   expect(asked.every((page) => inMemory[page])).toBe(true);
   // The OS may read a little around what was asked (read-ahead), never the whole file.
   expect(inMemory.filter(Boolean).length).toBeLessThan(128);
+});
+
+test("inMemory tells the pages in memory from those that are not, without reading them in", () => {
+  const path = writeRandomFile("resident.bin", 64 * PAGE, 3);
+  dropFromPageCache(path);
+  const view = Bun.mmap(path, { shared: false });
+  expect(inMemory(view, 10 * PAGE + 5)).toBe(false);
+  expect(resident(view)[10]).toBe(false); // asking did not read it
+  expect(view[10 * PAGE + 5]).toBeGreaterThanOrEqual(0); // reading does
+  expect(inMemory(view, 10 * PAGE + 5)).toBe(true);
+  expect(inMemory(view, 10 * PAGE)).toBe(true);
+  // A page far from it: the OS reads some pages around a fault, not a whole file away.
+  expect(inMemory(view, 63 * PAGE + 1)).toBe(resident(view)[63]);
 });
 
 test("re-scoring candidates whose codes are out of memory gives the scores it gives in memory", () => {

@@ -4,19 +4,14 @@
 // per thread may be in use at a time: they share that memory.
 import { bufferOf } from "../byte-copy.ts";
 import { threadKernels, type Kernels } from "../kernels/kernels.ts";
-import { willNeed } from "../page-advice.ts";
+import { inMemory, willNeed } from "../page-advice.ts";
 
 /** Codes scored per kernel call (a multiple of the product-quantized code blocks, pq-blocks.ts). */
 export const BATCH = 4096;
 /** Room per score (an f64; f32 scores use half). */
 const SCORE_BYTES = 8;
-/**
- * Codes read before addEach decides whether their pages are in memory, and the time a read may take on
- * average for them to be: a page in memory costs at most a few µs to map in, one read from a disk 0.1 ms
- * or more (4-5 ms on this machine's). Few, as each is a wait when out of memory.
- */
+/** Codes whose pages addEach checks are in memory before it reads them. */
 const PROBED_CODES = 4;
-const COLD_READ_MS = 0.02;
 
 const queuedIndexes = new Int32Array(BATCH);
 
@@ -69,21 +64,20 @@ export abstract class KernelScan {
    * read before any is copied: those loads do not wait on one another, so the memory fetches (and page
    * walks) they start overlap, where copy after copy would wait for each in turn (1M 512-byte codes, the
    * 1,000 candidates of a 500k shard: 0.77 -> 0.59 ms).
-   * Where the first few reads show the codes' pages are not in memory (after a restart, before the segment
-   * is paged in), the other codes' pages are asked for all at once (page-advice.ts): their disk reads then
-   * overlap too (1M chunks, both shards' 2,000 candidates, the segment's files out of memory: a first
-   * search in a new process 381-609 -> 174-194 ms). In memory, asking would cost ~3.4 ms of system calls.
+   * Where some of the first few codes' pages are not in memory (after a restart, before the segment is paged
+   * in), all their pages are asked for at once first (page-advice.ts): the disk reads then overlap too, where
+   * each fault read 8 MB around its page on this machine. 1M chunks, the segment's files out of memory, a
+   * first search in a new process: 381-609 -> 96-109 ms with the lists' read-ahead (segment.ts); finding
+   * out by reading 4 codes instead of asking the OS left 174-194 ms. In memory the check costs 4 system
+   * calls; asking for every page there would cost ~3.4 ms.
    */
   addEach(indexes: ArrayLike<number>): void {
     const { codeBytes, source } = this;
+    let cold = false;
+    for (let i = 0; i < Math.min(PROBED_CODES, indexes.length) && !cold; i++) cold = !inMemory(source, indexes[i] * codeBytes);
+    if (cold) for (let i = 0; i < indexes.length; i++) willNeed(source, indexes[i] * codeBytes, (indexes[i] + 1) * codeBytes);
     let touched = 0;
-    const probed = Math.min(PROBED_CODES, indexes.length);
-    const started = performance.now();
-    for (let i = 0; i < probed; i++) touched += source[indexes[i] * codeBytes];
-    if (performance.now() - started > probed * COLD_READ_MS) {
-      for (let i = probed; i < indexes.length; i++) willNeed(source, indexes[i] * codeBytes, (indexes[i] + 1) * codeBytes);
-    }
-    for (let i = probed; i < indexes.length; i++) touched += source[indexes[i] * codeBytes];
+    for (let i = 0; i < indexes.length; i++) touched += source[indexes[i] * codeBytes];
     this.touched = touched;
     for (let i = 0; i < indexes.length; i++) this.add(indexes[i]);
   }

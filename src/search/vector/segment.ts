@@ -18,11 +18,12 @@ import type { CoarseQuantizer } from "./ivf.ts";
 import { ListRanker } from "./list-ranker.ts";
 import { CodeScan } from "./code-scan.ts";
 import { PQ_CENTROIDS, ProductQuantizer } from "./pq.ts";
-import { blockedLength } from "./pq-blocks.ts";
+import { blockedLength, PQ_BLOCK } from "./pq-blocks.ts";
 import { PqScan } from "./pq-scan.ts";
 import { parseMeta, SEGMENT_FILES } from "./segment-files.ts";
 import { shardRange, WHOLE, type Shard } from "../shard.ts";
 import { mapFile, type MapFile } from "../file-mapping.ts";
+import { inMemory, willNeed } from "../page-advice.ts";
 
 export interface SegmentHit {
   rowid: number;
@@ -158,9 +159,8 @@ export class VectorSegment {
     });
     let searching = probes;
     let visited = 0;
-    this.ranker ??= new ListRanker(this.quantizer.centroids, this.dimension);
-    // Twice the lists of average size the budget takes: more are ranked only if the search goes on.
-    for (const list of this.ranker.rank(query, Math.ceil((2 * budget * this.lists) / this.count))) {
+    /** Scores the list; whether the search goes on. */
+    const visit = (list: number): boolean => {
       for (const { shard, scan } of searching) {
         const [start, end] = shardRange(listStarts[list], listStarts[list + 1], shard);
         if (eligible === null) scan.addRange(start, end);
@@ -170,10 +170,48 @@ export class VectorSegment {
       visited += listStarts[list + 1] - listStarts[list];
       // A shard stops once the budget is visited and it holds `limit` candidates.
       if (visited >= budget) searching = searching.filter((probe) => probe.approximate.length < limit);
-      if (searching.length === 0) break;
-    }
+      return searching.length > 0;
+    };
+    this.ranker ??= new ListRanker(this.quantizer.centroids, this.dimension);
+    // Twice the lists of average size the budget takes: more are ranked only if the search goes on.
+    const ranking = this.ranker.rank(query, Math.ceil((2 * budget * this.lists) / this.count));
+    const first = this.readAhead(ranking, budget, eligible !== null);
+    let going = true;
+    for (let i = 0; going && i < first.length; i++) going = visit(first[i]);
+    if (going) for (const list of ranking) if (!visit(list)) break;
     const hits = probes.map(({ approximate }) => this.bestOnCodes(query, limit, (exact) => exact.addEach(approximate.heldIds())));
     return mergeShardHits(hits, limit);
+  }
+
+  /**
+   * The first lists of `ranking`, taken from it. Where the first one's codes are not in memory (a segment
+   * just opened, its files not yet read in), those the budget will visit are taken, and all their pages asked
+   * for at once (page-advice.ts), so that their disk reads overlap instead of coming fault after fault (1M
+   * chunks, files out of memory: scanning the lists of a first search ~70 -> 20-35 ms).
+   */
+  private readAhead(ranking: Iterator<number>, budget: number, filtered: boolean): number[] {
+    const next = ranking.next();
+    if (next.done) return [];
+    const lists = [next.value];
+    const parts = this.pq!.parts;
+    const codeBytes = (list: number): [number, number] => [
+      Math.floor(this.listStarts[list] / PQ_BLOCK) * PQ_BLOCK * parts,
+      blockedLength(this.listStarts[list + 1], parts),
+    ];
+    if (inMemory(this.pqCodes!, codeBytes(lists[0])[0])) return lists;
+    let ahead = this.listStarts[lists[0] + 1] - this.listStarts[lists[0]];
+    while (ahead < budget) {
+      const list = ranking.next();
+      if (list.done) break;
+      lists.push(list.value);
+      ahead += this.listStarts[list.value + 1] - this.listStarts[list.value];
+    }
+    const rowidBytes = Int32Array.BYTES_PER_ELEMENT;
+    for (const list of lists) {
+      willNeed(this.pqCodes!, ...codeBytes(list));
+      if (filtered) willNeed(this.listRowids, this.listStarts[list] * rowidBytes, this.listStarts[list + 1] * rowidBytes);
+    }
+    return lists;
   }
 
   /** Scores every (eligible) chunk of the shard on its codes. */
