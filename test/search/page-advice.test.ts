@@ -1,15 +1,21 @@
 // Pages of a mapped file that are not in memory: willNeed (src/search/page-advice.ts) has the OS read the
 // pages asked for, and only those; inMemory tells them apart without reading them; a re-score of candidates
 // whose codes are out of memory (vector/kernel-scan.ts addEach, which then asks for their pages all at once)
-// scores exactly as it does in memory. Pages are put out of memory with posix_fadvise(DONTNEED)
+// scores exactly as it does in memory, and so does a whole vector segment's search (which also asks for its
+// lists' pages ahead, vector/segment.ts). Pages are put out of memory with posix_fadvise(DONTNEED)
 // (scripts/page-cache.ts), which a file on disk honours once synced.
 import { afterAll, expect, test } from "bun:test";
-import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dlopen, FFIType, ptr } from "bun:ffi";
 import { inMemory, willNeed } from "../../src/search/page-advice.ts";
 import { CodeScan } from "../../src/search/vector/code-scan.ts";
+import { VectorSegment } from "../../src/search/vector/segment.ts";
+import { writeVectorSegment } from "../../src/search/vector/segment-writer.ts";
+import { allShards } from "../../src/search/shard.ts";
+import { newMask } from "../../src/search/mask.ts";
+import { unitVectors } from "./vector-segment-data.ts";
 import { TopK } from "../../src/search/topk.ts";
 import { uniform } from "../../scripts/seeded-random.ts";
 import { dropFromPageCache } from "../../scripts/page-cache.ts";
@@ -92,5 +98,32 @@ test("re-scoring candidates whose codes are out of memory gives the scores it gi
   const fromDisk = score();
   const inMemory = score();
   expect(fromDisk.length).toBe(100);
+  expect(fromDisk).toEqual(inMemory);
+});
+
+test("a vector segment searched with its files out of memory finds what it finds in memory, filtered or not", () => {
+  const dimension = 64;
+  const vectors = unitVectors(6010, dimension, 9, 30);
+  const segmentDir = join(dir, "vector");
+  writeVectorSegment(segmentDir, vectors.slice(0, 6000).map((vector, i) => ({ rowid: i + 1, vector })), dimension, undefined, { lists: 24 });
+  const files = readdirSync(segmentDir).map((name) => join(segmentDir, name));
+  for (const path of files) {
+    const fd = openSync(path, "r+");
+    fsyncSync(fd);
+    closeSync(fd);
+  }
+  const eligible = newMask(6001);
+  for (let rowid = 1; rowid <= 6000; rowid += 3) eligible[rowid] = 1;
+  const searchAll = () => {
+    const segment = VectorSegment.open(segmentDir, dimension, { visitedShare: 0.3, minVisited: 1000 });
+    return vectors.slice(6000).flatMap((query) => [
+      segment.search(query, null, 0, 20, allShards(2)),
+      segment.search(query, eligible, 2000, 20, allShards(2)),
+    ]);
+  };
+  for (const path of files) dropFromPageCache(path);
+  const fromDisk = searchAll();
+  const inMemory = searchAll();
+  expect(fromDisk.every((hits) => hits.length === 20)).toBe(true);
   expect(fromDisk).toEqual(inMemory);
 });
