@@ -8,7 +8,8 @@ import { afterAll, expect, test } from "bun:test";
 import { closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dlopen, FFIType, ptr } from "bun:ffi";
+import { FFIType, ptr } from "bun:ffi";
+import { openLibc } from "../../src/runtime/libc.ts";
 import { inMemory, willNeed } from "../../src/search/page-advice.ts";
 import { CodeScan } from "../../src/search/vector/code-scan.ts";
 import { VectorSegment } from "../../src/search/vector/segment.ts";
@@ -23,17 +24,17 @@ import { dropFromPageCache } from "../../scripts/page-cache.ts";
 const dir = mkdtempSync(join(tmpdir(), "quarry-page-advice-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const libc = dlopen("libc.so.6", {
+const libc = openLibc({
   mincore: { args: [FFIType.ptr, FFIType.u64, FFIType.ptr], returns: FFIType.i32 },
   getpagesize: { args: [], returns: FFIType.i32 },
 });
-const PAGE = libc.symbols.getpagesize();
+const PAGE = libc!.symbols.getpagesize();
 
 /** Which pages of the mapped view are in memory. */
 function resident(view: Uint8Array): boolean[] {
   const pages = Math.ceil(view.byteLength / PAGE);
   const flags = new Uint8Array(pages);
-  expect(libc.symbols.mincore(ptr(view), view.byteLength, ptr(flags))).toBe(0);
+  expect(libc!.symbols.mincore(ptr(view), view.byteLength, ptr(flags))).toBe(0);
   return [...flags].map((flag) => (flag & 1) === 1);
 }
 

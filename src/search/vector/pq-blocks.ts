@@ -10,6 +10,11 @@ export function blockedLength(count: number, parts: number): number {
   return Math.ceil(count / PQ_BLOCK) * PQ_BLOCK * parts;
 }
 
+/** The bytes [from, to) of the blocks that hold the codes of positions [start, end). */
+export function blockedRange(start: number, end: number, parts: number): [number, number] {
+  return [Math.floor(start / PQ_BLOCK) * PQ_BLOCK * parts, blockedLength(end, parts)];
+}
+
 /** Where code `position`'s part 0 is; its part k is PQ_BLOCK × k bytes further. */
 function codeStart(position: number, parts: number): number {
   const lane = position % PQ_BLOCK;

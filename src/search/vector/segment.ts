@@ -18,7 +18,7 @@ import type { CoarseQuantizer } from "./ivf.ts";
 import { ListRanker } from "./list-ranker.ts";
 import { CodeScan } from "./code-scan.ts";
 import { PQ_CENTROIDS, ProductQuantizer } from "./pq.ts";
-import { blockedLength, PQ_BLOCK } from "./pq-blocks.ts";
+import { blockedLength, blockedRange } from "./pq-blocks.ts";
 import { PqScan } from "./pq-scan.ts";
 import { parseMeta, SEGMENT_FILES } from "./segment-files.ts";
 import { shardRange, WHOLE, type Shard } from "../shard.ts";
@@ -194,10 +194,7 @@ export class VectorSegment {
     if (next.done) return [];
     const lists = [next.value];
     const parts = this.pq!.parts;
-    const codeBytes = (list: number): [number, number] => [
-      Math.floor(this.listStarts[list] / PQ_BLOCK) * PQ_BLOCK * parts,
-      blockedLength(this.listStarts[list + 1], parts),
-    ];
+    const codeBytes = (list: number) => blockedRange(this.listStarts[list], this.listStarts[list + 1], parts);
     if (inMemory(this.pqCodes!, codeBytes(lists[0])[0])) return lists;
     let ahead = this.listStarts[lists[0] + 1] - this.listStarts[lists[0]];
     while (ahead < budget) {
