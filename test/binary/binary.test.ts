@@ -113,7 +113,7 @@ describe("the compiled binary, alone in an empty directory", () => {
     const builds = readdirSync(join(dataDir, ".runtime"));
     expect(builds).toEqual([expect.stringMatching(new RegExp(`^${pkg.version}-[0-9a-f]{16}$`))]);
     const unpacked = join(dataDir, ".runtime", builds[0]);
-    for (const file of ["lib/vec0.so", "lib/libonnxruntime.so.1", "lib/onnxruntime_binding.node", "models/use-lite/model.onnx"]) {
+    for (const file of ["lib/vec0.so", "lib/libonnxruntime.so.1", "lib/onnxruntime_binding.node", "models/use-lite/model.onnx", "models/use-lite/model.onnx.data"]) {
       expect(existsSync(join(unpacked, file))).toBe(true);
     }
     // Native code is loaded from there, never from a temporary directory.
