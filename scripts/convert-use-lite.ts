@@ -7,9 +7,9 @@
 // proves against TF.js.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildUseLiteOnnx, WEIGHTS_FILE, type UseLiteArchitecture, type UseLiteWeights } from "./use-lite/build-onnx-model.ts";
+import { buildUseLiteOnnx, type UseLiteArchitecture, type UseLiteWeights } from "./use-lite/build-onnx-model.ts";
 import { buildTokenizerJson, type UseLiteVocab } from "./use-lite/build-tokenizer-json.ts";
-import { configJson, quarryJson, tokenizerConfigJson } from "./use-lite/model-folder-metadata.ts";
+import { configJson, quarryJson, tokenizerConfigJson, WEIGHTS_FILE } from "./use-lite/model-folder-metadata.ts";
 import { readTfjsGraph, sourcePackage } from "./use-lite/source-package.ts";
 
 /** Replaces a file in one step, so readers never see a half-written one. */

@@ -4,9 +4,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { converterStamp } from "./use-lite/converter-stamp.ts";
+import { WEIGHTS_FILE } from "./use-lite/model-folder-metadata.ts";
 
 export const defaultModelDir = join(import.meta.dir, "..", "models", "use-lite");
-const REQUIRED_FILES = ["model.onnx", "model.onnx.data", "tokenizer.json", "quarry.json"];
+const REQUIRED_FILES = ["model.onnx", WEIGHTS_FILE, "tokenizer.json", "quarry.json"];
 const STAMP_FILE = ".converter-stamp";
 
 function isUpToDate(dir: string, stamp: string): boolean {

@@ -7,6 +7,7 @@
 // Here: input_ids/attention_mask [batch, seq] → sentence_embedding [batch, 512]. Padding only
 // enters through the attention bias and the pooling mask, so it never changes a result.
 import { DataType, encodeModelWithExternalData } from "./onnx-proto.ts";
+import { WEIGHTS_FILE } from "./model-folder-metadata.ts";
 import { OnnxGraphBuilder, float, int, ints } from "./onnx-graph-builder.ts";
 import type { TfjsGraph } from "./source-package.ts";
 
@@ -235,8 +236,6 @@ function quantizeColumns(data: Float32Array, rows: number, columns: number): { c
  */
 export type UseLiteWeights = "float32" | "int8";
 
-/** The file next to model.onnx that holds the values of its larger tensors (ONNX external data). */
-export const WEIGHTS_FILE = "model.onnx.data";
 /** Tensors of at least this many bytes go to WEIGHTS_FILE; the many small ones stay in the graph. */
 const EXTERNAL_MIN_BYTES = 4096;
 

@@ -2,6 +2,9 @@
 import type { UseLiteArchitecture, UseLiteWeights } from "./build-onnx-model.ts";
 import { sourcePackage } from "./source-package.ts";
 
+/** The file next to model.onnx that holds the values of its larger tensors (ONNX external data). */
+export const WEIGHTS_FILE = "model.onnx.data";
+
 /** Read by the generic ONNX embedder (src/models/onnx-embedder.ts). */
 export function quarryJson(d: UseLiteArchitecture, weights: UseLiteWeights) {
   return {
