@@ -67,6 +67,9 @@ export interface TensorProto {
   dims: number[];
   data_type: number;
   raw_data: Uint8Array;
+  /** Set by encodeModelWithExternalData: where the values are (location, offset, length) instead of raw_data. */
+  external_data?: { key: string; value: string }[];
+  data_location?: number;
 }
 export interface AttributeProto {
   name: string;
@@ -128,7 +131,7 @@ const EXTERNAL_ALIGNMENT = 4096;
 export function encodeModelWithExternalData(model: ModelProto, location: string, minBytes: number): { model: Uint8Array; data: Uint8Array } {
   const pieces: Uint8Array[] = [];
   let length = 0;
-  const initializers = model.graph.initializers.map((tensor) => {
+  const initializers = model.graph.initializers.map((tensor): TensorProto => {
     if (tensor.raw_data.byteLength < minBytes) return tensor;
     const padding = (EXTERNAL_ALIGNMENT - (length % EXTERNAL_ALIGNMENT)) % EXTERNAL_ALIGNMENT;
     pieces.push(new Uint8Array(padding), tensor.raw_data);
