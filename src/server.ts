@@ -144,9 +144,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     memoryBudgetBytes: config.indexMemoryMb * 1024 * 1024,
     segmentMinChanges: config.segmentMinChanges,
   });
+  // A document's chunks go into its knowledge base's index as soon as it is ready, not at the next search.
+  const stopWarming = ingest.onProcessed((report) => {
+    if (report.outcome === "ready" && report.kbId) searchIndexes.warm(report.kbId);
+  });
 
   /** Everything but the HTTP server: background work, models, database. */
   const closeBackground = async () => {
+    stopWarming();
     await ctx.requestLog.stop();
     await ctx.deletions.stop();
     vectorPurger.stop();

@@ -38,6 +38,8 @@ export interface PipelineDeps {
 /** Milliseconds per step, and the amounts processed; reported to whoever watches the queue (benchmarks). */
 export interface PipelineReport {
   documentId: string;
+  /** The document's knowledge base (null when the document was gone before its processing began). */
+  kbId: string | null;
   /** dropped: deleted while processing, noticed at a step; cancelled: its processing was stopped the moment it was deleted. */
   outcome: "ready" | "failed" | "dropped" | "cancelled";
   errorDetail?: string;
@@ -59,7 +61,7 @@ export class Cancelled extends Error {
 class Dropped extends Error {}
 
 export async function processDocument(deps: PipelineDeps, documentId: string): Promise<PipelineReport> {
-  const report: PipelineReport = { documentId, outcome: "dropped", pages: null, chunks: 0, ms: { parse: 0, chunk: 0, embed: 0, index: 0 } };
+  const report: PipelineReport = { documentId, kbId: null, outcome: "dropped", pages: null, chunks: 0, ms: { parse: 0, chunk: 0, embed: 0, index: 0 } };
   const checkpoint = () => deps.signal.throwIfAborted();
   const advance = (from: DocumentStatus, to: DocumentStatus, pageCount?: number | null) => {
     checkpoint();
@@ -77,6 +79,7 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
   try {
     const document = findDocumentRow(deps.db, documentId);
     if (!document?.storage_path) return report;
+    report.kbId = document.kb_id;
     advance("pending", "parsing");
     const path = join(deps.dataDir, document.storage_path);
     const parsed = await timed("parse", () => deps.parse(path, document.file_type, document.name, deps.signal));

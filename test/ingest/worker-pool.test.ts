@@ -3,6 +3,7 @@
 // worker can hand a task to an idle one, and a stop hands back the job that was running.
 import { afterEach, describe, expect, test } from "bun:test";
 import { BUSY, WorkerPool, type JobSource } from "../../src/ingest/pool.ts";
+import { until } from "../helpers/until.ts";
 
 const WORKER_URL = new URL("./pool-test-worker.ts", import.meta.url).href;
 
@@ -24,14 +25,6 @@ function startPool(jobs: JobSource<string>, options: { size?: number; jobTimeout
   pools.push(pool);
   pool.start();
   return pool;
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
 }
 
 /** A job source whose callbacks record into arrays. */

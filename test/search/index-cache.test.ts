@@ -1,5 +1,7 @@
 // The index memory budget (search/index-cache.ts): with a budget smaller than two knowledge bases' indexes,
 // searching one lets the other go, and searching that one again loads it back with the same results.
+// Documents that become ready are taken into their index before its next search, without pushing another
+// index out.
 // Real SQLite file and schema; chunks written straight into it (no model needed for keyword search). Segments
 // the index worker removes while they are being taken in are passed over, never thrown.
 import { afterAll, expect, test } from "bun:test";
@@ -10,6 +12,7 @@ import { openDatabase, type Db } from "../../src/store/db.ts";
 import { ensureVectorTable } from "../../src/store/vectors.ts";
 import { IndexCache } from "../../src/search/index-cache.ts";
 import { buildSegment } from "../../src/search/segment-builder.ts";
+import { until } from "../helpers/until.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "quarry-index-cache-"));
 const db = openDatabase(join(dataDir, "quarry.db"));
@@ -22,7 +25,12 @@ function knowledgeBase(db: Db, kbId: string, chunks: number): void {
     "INSERT OR IGNORE INTO accounts (id, email, email_normalized, password_hash, trial_ends_at, period_anchor, created_at, updated_at) VALUES ('acc_1', 'a@b.c', 'a@b.c', 'x', ?, ?, ?, ?)",
   ).run(now, now, now, now);
   db.query("INSERT INTO knowledge_bases (id, account_id, name, created_at, updated_at) VALUES (?, 'acc_1', ?, ?, ?)").run(kbId, kbId, now, now);
-  const docId = `doc_${kbId}`;
+  readyDocument(db, kbId, `doc_${kbId}`, chunks);
+}
+
+/** A ready document of `chunks` chunks in the knowledge base, as ingestion leaves it. */
+function readyDocument(db: Db, kbId: string, docId: string, chunks: number): void {
+  const now = new Date().toISOString();
   db.query(
     "INSERT INTO documents (id, kb_id, account_id, name, file_type, file_size_bytes, chunk_count, status, metadata, created_at, updated_at) VALUES (?, ?, 'acc_1', 'd.txt', 'txt', 1, ?, 'ready', '{}', ?, ?)",
   ).run(docId, kbId, chunks, now, now);
@@ -34,7 +42,7 @@ function knowledgeBase(db: Db, kbId: string, chunks: number): void {
       .query<{ rowid: number }, (string | number)[]>(
         "INSERT INTO chunks (id, document_id, kb_id, chunk_index, text, end_page, token_count, created_at) VALUES (?, ?, ?, ?, ?, 1, 3, ?) RETURNING rowid",
       )
-      .get(`chk_${kbId}_${i}`, docId, kbId, i, text, now)!;
+      .get(`chk_${docId}_${i}`, docId, kbId, i, text, now)!;
     db.query("INSERT INTO vec_chunks (rowid, kb_id, embedding) VALUES (?, ?, ?)").run(rowid, kbId, new Float32Array([1, 0, 0, i]));
     first ||= rowid;
     last = rowid;
@@ -71,6 +79,39 @@ test("past the memory budget the least recently searched knowledge base is let g
     expect(roomy.loaded).toBe(2);
   } finally {
     await roomy.stop();
+  }
+});
+
+test("documents that become ready are taken into their index before its next search; an index not in memory only while the budget has room", async () => {
+  const options = { db, dataDir, databasePath: join(dataDir, "quarry.db"), dimension: 4, segmentMinChanges: 1_000_000 };
+  knowledgeBase(db, "kb_c", 10);
+  const roomy = new IndexCache({ ...options, memoryBudgetBytes: 100_000_000 });
+  try {
+    const index = roomy.get("kb_c");
+    expect(index.deltaSize).toBe(10);
+    readyDocument(db, "kb_c", "doc_kb_c_2", 20);
+    roomy.warm("kb_c");
+    roomy.warm("kb_a");
+    // Taken in a moment later, with whatever else became ready meanwhile.
+    expect(index.deltaSize).toBe(10);
+    expect(roomy.has("kb_a")).toBe(false);
+    await until(() => index.deltaSize === 30 && roomy.has("kb_a"), "the warm-up");
+  } finally {
+    await roomy.stop();
+  }
+  // kb_a's index (~0.6 MB) alone fills this budget: it takes in its new document, and kb_c is not loaded.
+  const full = new IndexCache({ ...options, memoryBudgetBytes: 500_000 });
+  try {
+    const searched = full.get("kb_a");
+    readyDocument(db, "kb_a", "doc_kb_a_2", 5);
+    full.warm("kb_a");
+    full.warm("kb_c");
+    await until(() => searched.deltaSize === 605, "kb_a's warm-up");
+    expect(full.has("kb_a")).toBe(true);
+    expect(full.has("kb_c")).toBe(false);
+    expect(full.loaded).toBe(1);
+  } finally {
+    await full.stop();
   }
 });
 
