@@ -228,6 +228,14 @@ async function main() {
       }
     }
     result.latency = latency;
+    // The issue's goal: with 8 clients, p95 at most 4 times one client's.
+    const ratios: Record<string, number> = {};
+    for (let i = 0; i + 1 < latency.length; i += 2) {
+      const [one, eight] = [latency[i], latency[i + 1]] as { mode: string; filter: string; p95: number }[];
+      ratios[`${one.mode} ${one.filter}`] = +(eight.p95 / one.p95).toFixed(2);
+    }
+    result.p95_8_clients_over_1 = ratios;
+    console.log(`\np95 with 8 clients over p95 with 1: ${Object.entries(ratios).map(([cell, ratio]) => `${cell} ${ratio}`).join(", ")}`);
     result.health_probe_during_searches = await stall.stop();
 
     // 4. Vector recall@10 of the API against exact search.
