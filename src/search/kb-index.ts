@@ -250,10 +250,13 @@ export class KbIndex {
   private applyLog(): void {
     clearTimeout(this.catchUp);
     const deadline = performance.now() + APPLY_SLICE_MS;
-    let vectors: StoredVectors | null = null; // one per call: its cached blobs are only fresh until the next write
     for (;;) {
       const entries = this.deltaVectors.size >= DELTA_CAP ? [] : readLog(this.db, this.kbId, this.appliedSeq, APPLY_BATCH);
       if (entries.length === 0) return this.settle();
+      // One per batch of the log: a block of vectors it read holds every vector of the changes logged before
+      // the batch was read, but not those written into the same block since, which the next batch may log
+      // (kept for the whole slice, chunks of documents that became ready meanwhile were given zero vectors).
+      let vectors: StoredVectors | null = null;
       for (const entry of entries) {
         if (entry.added) {
           const text = this.db.query<{ text: string }, [number]>("SELECT text FROM chunks WHERE rowid = ?").get(entry.rowid)?.text;

@@ -29,7 +29,7 @@ function knowledgeBase(db: Db, kbId: string, chunks: number): void {
 }
 
 /** A ready document of `chunks` chunks in the knowledge base, as ingestion leaves it. */
-function readyDocument(db: Db, kbId: string, docId: string, chunks: number): void {
+function readyDocument(db: Db, kbId: string, docId: string, chunks: number, vector = (i: number) => new Float32Array([1, 0, 0, i])): void {
   const now = new Date().toISOString();
   db.query(
     "INSERT INTO documents (id, kb_id, account_id, name, file_type, file_size_bytes, chunk_count, status, metadata, created_at, updated_at) VALUES (?, ?, 'acc_1', 'd.txt', 'txt', 1, ?, 'ready', '{}', ?, ?)",
@@ -43,7 +43,7 @@ function readyDocument(db: Db, kbId: string, docId: string, chunks: number): voi
         "INSERT INTO chunks (id, document_id, kb_id, chunk_index, text, end_page, token_count, created_at) VALUES (?, ?, ?, ?, ?, 1, 3, ?) RETURNING rowid",
       )
       .get(`chk_${docId}_${i}`, docId, kbId, i, text, now)!;
-    db.query("INSERT INTO vec_chunks (rowid, kb_id, embedding) VALUES (?, ?, ?)").run(rowid, kbId, new Float32Array([1, 0, 0, i]));
+    db.query("INSERT INTO vec_chunks (rowid, kb_id, embedding) VALUES (?, ?, ?)").run(rowid, kbId, vector(i));
     first ||= rowid;
     last = rowid;
   }
@@ -112,6 +112,43 @@ test("documents that become ready are taken into their index before its next sea
     expect(full.loaded).toBe(1);
   } finally {
     await full.stop();
+  }
+});
+
+test("a chunk written while an index takes in the log, into a block of vectors it has read, is found by its own vector", async () => {
+  knowledgeBase(db, "kb_r", 3);
+  // Another connection writes as an ingestion worker would: right before the index reads its log a second
+  // time in one slice, after it has read the block of vectors that this chunk goes into.
+  const worker = openDatabase(join(dataDir, "quarry.db"));
+  let logReads = -1;
+  const watched = new Proxy(db, {
+    get(target, key) {
+      if (key !== "query") {
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return (sql: string) => {
+        if (sql.includes("FROM search_log WHERE kb_id = ? AND seq > ?") && logReads >= 0 && ++logReads === 2) {
+          readyDocument(worker, "kb_r", "doc_kb_r_late", 1, () => new Float32Array([0, 1, 0, 0]));
+        }
+        return target.query(sql);
+      };
+    },
+  });
+  const cache = new IndexCache({ db: watched, dataDir, databasePath: join(dataDir, "quarry.db"), dimension: 4, memoryBudgetBytes: 100_000_000, segmentMinChanges: 1_000_000 });
+  try {
+    cache.get("kb_r");
+    readyDocument(db, "kb_r", "doc_kb_r_2", 1, () => new Float32Array([0, 0, 1, 0]));
+    logReads = 0;
+    const index = cache.get("kb_r");
+    expect(logReads).toBeGreaterThanOrEqual(2);
+    const late = db.query<{ rowid: number }, []>("SELECT rowid FROM chunks WHERE document_id = 'doc_kb_r_late'").get()!.rowid;
+    const [best] = await index.vectorSearch(new Float32Array([0, 1, 0, 0]), await index.eligibility(null), 1);
+    expect(best.rowid).toBe(late);
+    expect(best.score).toBeGreaterThan(0.99);
+  } finally {
+    worker.close();
+    await cache.stop();
   }
 });
 
