@@ -116,13 +116,14 @@ export class IndexCache {
     try {
       const loaded = this.indexes.get(kbId);
       if (loaded) return this.takeChanges(loaded);
-      if (this.estimatedBytes() >= this.options.memoryBudgetBytes || !knowledgeBaseLive(this.options.db, kbId)) return;
+      const inUse = this.estimatedBytes();
+      if (inUse >= this.options.memoryBudgetBytes || !knowledgeBaseLive(this.options.db, kbId)) return;
       const index = this.open(kbId);
       index.refresh();
-      if (this.estimatedBytes() + index.estimatedBytes > this.options.memoryBudgetBytes) return index.close();
+      if (inUse + index.estimatedBytes > this.options.memoryBudgetBytes) return index.close();
       // Least recently used first: the next eviction takes it before any index a search used.
       this.indexes = new Map([[kbId, index], ...this.indexes]);
-      if (index.deltaSize >= this.options.segmentMinChanges) this.builds.nudge();
+      this.nudgeIfDue(index);
     } catch (error) {
       // The next search of the knowledge base applies the changes (and reports what fails).
       console.error(`search index ${kbId}: taking in newly ready documents failed (${(error as Error).message})`);
@@ -136,8 +137,13 @@ export class IndexCache {
   /** Brings a loaded index up to date (see KbIndex.refresh) and the others within the budget, letting the least recently used go. */
   private takeChanges(index: KbIndex): void {
     index.refresh();
-    if (index.deltaSize >= this.options.segmentMinChanges) this.builds.nudge();
+    this.nudgeIfDue(index);
     this.enforceBudget(index);
+  }
+
+  /** Wakes the index worker when the index's delta has grown enough for a new segment. */
+  private nudgeIfDue(index: KbIndex): void {
+    if (index.deltaSize >= this.options.segmentMinChanges) this.builds.nudge();
   }
 
   /** Lets a deleted knowledge base's index go; the index worker removes its files at its next check. */
