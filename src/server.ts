@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { chmodSync, mkdirSync } from "node:fs";
 import type { Config } from "./config.ts";
 import { systemClock, type Clock } from "./clock.ts";
+import { Checkpointer } from "./store/checkpointer.ts";
 import { openDatabase, closeDatabase, type Db } from "./store/db.ts";
 import { ensureVectorTable } from "./store/vectors.ts";
 import { VectorPurger } from "./store/vector-purger.ts";
@@ -87,7 +88,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let db: Db;
   try {
     releaseDataDir = lockDataDir(config.dataDir);
-    db = openDatabase(databasePath, { cacheMb: REQUEST_CACHE_MB });
+    db = openDatabase(databasePath, { cacheMb: REQUEST_CACHE_MB, checkpointedElsewhere: true });
   } catch (error) {
     await modelsLoading.then(closeModels, () => {});
     releaseDataDir();
@@ -95,6 +96,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
   const clock = options.clock ?? systemClock;
   const ingest = new Ingestion({ db, databasePath, config, clock });
+  const checkpointer = new Checkpointer(databasePath);
   const vectorPurger = new VectorPurger(db);
   const files = new FileStore(config.dataDir);
   // Set once the models have loaded. The app is built while they load (~0.1 s of the HTTP thread, which
@@ -157,12 +159,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     vectorPurger.stop();
     await ctx.searchIndexes.stop();
     await ingest.stop();
+    await checkpointer.stop();
     await closeModels(models);
     closeDatabase(db);
     releaseDataDir();
   };
 
   ingest.start();
+  checkpointer.start();
   vectorPurger.start();
   ctx.deletions.resume();
   ctx.requestLog.start();
