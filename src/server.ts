@@ -88,7 +88,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let db: Db;
   try {
     releaseDataDir = lockDataDir(config.dataDir);
-    db = openDatabase(databasePath, { cacheMb: REQUEST_CACHE_MB, checkpointedElsewhere: true });
+    db = openDatabase(databasePath, { cacheMb: REQUEST_CACHE_MB });
   } catch (error) {
     await modelsLoading.then(closeModels, () => {});
     releaseDataDir();

@@ -1,8 +1,7 @@
 // The checkpoint thread (checkpointer.ts): its own connection copies the write-ahead log into the database
-// once CHECKPOINT_AT_FRAMES frames wait to be copied, as SQLite's automatic checkpoint would, without
-// waiting for readers or writers (PASSIVE: what a reader still needs waits for the next round). Not more
-// often: the first commit after a checkpoint that copied the whole log starts it over, and syncs its header
-// (a ~1-5 ms fsync on the HTTP thread's commit).
+// once COPY_FROM_FRAMES frames wait to be copied, without waiting for readers or writers (PASSIVE: what a
+// reader still needs waits for the next round). The first commit after a copy of the whole log starts the
+// log over (and syncs its header), so copying more often would cost the HTTP thread more of those syncs.
 import { Database } from "bun:sqlite";
 import { closeSync, openSync, readSync } from "node:fs";
 import type { ToCheckpointThread } from "./checkpointer.ts";
@@ -10,8 +9,8 @@ import type { ToCheckpointThread } from "./checkpointer.ts";
 declare const self: Worker;
 
 const CHECK_EVERY_MS = 250;
-/** SQLite's default automatic checkpoint. */
-const CHECKPOINT_AT_FRAMES = 1_000;
+/** Half of SQLite's automatic checkpoint (1,000 frames), which the HTTP thread's commits still run. */
+const COPY_FROM_FRAMES = 500;
 /** The wal-index header's mxFrame (the log's last frame) and its checkpoint info's nBackfill (frames copied), as 32-bit words. */
 const MX_FRAME_WORD = 16 / 4;
 const N_BACKFILL_WORD = 96 / 4;
@@ -41,7 +40,7 @@ function framesPending(): number | null {
 
 function check(): void {
   const pending = framesPending();
-  if (pending !== null && pending < CHECKPOINT_AT_FRAMES) return;
+  if (pending !== null && pending < COPY_FROM_FRAMES) return;
   try {
     db?.exec("PRAGMA wal_checkpoint(PASSIVE)");
   } catch {
@@ -57,7 +56,7 @@ self.onmessage = (event: MessageEvent<ToCheckpointThread>) => {
       shmPath = `${message.databasePath}-shm`;
       timer = setInterval(check, CHECK_EVERY_MS);
     } catch (error) {
-      // The HTTP thread's connection then checkpoints past its fallback (db.ts).
+      // The HTTP thread's commits then checkpoint on their own, as SQLite does by default.
       console.error(`quarry: the checkpoint thread cannot open ${message.databasePath}: ${(error as Error).message}`);
     }
   } else {

@@ -1,11 +1,15 @@
-// Keeps the write-ahead log short from a thread of its own (checkpoint-thread.ts), so that the HTTP
-// thread never copies it into the database. SQLite checkpoints inside whichever commit takes the log past
-// 1,000 pages; on the HTTP thread that was a search's usage count or a request-log flush, and the request
-// waited for the copy and two fsyncs. 1M chunks, one client sending cheap keyword searches for 40 s
-// (400-570 a second, each writing its usage count and request-log row), four alternating runs each:
-// requests over 15 ms 7-17 -> 0-5, p99.9 13.2-14.2 -> 8.8-9.8 ms. The HTTP thread's connection checkpoints
-// only past a fallback (db.ts: FALLBACK_CHECKPOINT_PAGES), should this thread stop; the ingestion and
-// index workers keep SQLite's own checkpoints, being off the HTTP thread.
+// Copies the write-ahead log into the database from a thread of its own (checkpoint-thread.ts), so that
+// the HTTP thread rarely does. SQLite checkpoints inside whichever commit takes the log past 1,000 pages;
+// on the HTTP thread that was a search's usage count or a request-log flush, and the request waited for
+// the copy of up to 1,000 pages and two fsyncs (strace at ~190 searches/s: ~30-40 ms every ~7 s). The
+// thread copies the log once 500 pages wait, so the log mostly starts over before the HTTP thread's own
+// checkpoint is due. That one stays: under back-to-back writes (a prune or a deletion in batches) each
+// transaction starts before the thread's copy ends, the log cannot start over, and with the thread alone
+// it grew. A loop of 361 transactions deleting 1,000 rows each, slowest five: 58-155 ms with the thread
+// alone, 22-31 ms with both, 26-32 ms with SQLite's own only.
+// 1M chunks, one client sending cheap keyword searches for 40 s (~450-600 a second, each writing its usage
+// count and request-log row), four alternating runs each against SQLite's own only: requests over 15 ms
+// 7-8 -> 0-3, p99.9 11.9-12.2 -> 8.8-10.5 ms, slowest 19.6-22.8 -> 14.0-20.6 ms.
 import { stopWorker } from "../worker-stop.ts";
 
 export type ToCheckpointThread = { type: "start"; databasePath: string } | { type: "stop" };

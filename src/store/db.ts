@@ -15,15 +15,7 @@ export interface OpenOptions {
   migrate?: boolean;
   /** SQLite's page cache for this connection, in MiB (SQLite's default: 2,000 KiB). */
   cacheMb?: number;
-  /**
-   * The log is checkpointed by another connection (store/checkpointer.ts): this one's commits copy it into
-   * the database only past FALLBACK_CHECKPOINT_PAGES, should that connection stop.
-   */
-  checkpointedElsewhere?: boolean;
 }
-
-/** Log pages past which a connection whose log is checkpointed elsewhere still checkpoints it (~40 MB; SQLite's default: 1,000). */
-export const FALLBACK_CHECKPOINT_PAGES = 10_000;
 
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -35,7 +27,6 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   db.exec("PRAGMA foreign_keys = ON");
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   if (options.cacheMb !== undefined && options.cacheMb > 0) db.exec(`PRAGMA cache_size = -${Math.round(options.cacheMb * 1024)}`);
-  if (options.checkpointedElsewhere) db.exec(`PRAGMA wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
   loadVectorExtension(db);
   if (options.migrate !== false) migrate(db);
   return db;
