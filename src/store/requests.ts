@@ -1,7 +1,6 @@
 // The request history (service spec §2.7): one row per /api request, written in batches by
 // RequestLogWriter, listed newest first per account.
 import type { Db } from "./db.ts";
-import { writeTx } from "./db.ts";
 import { parseJsonObject } from "./json.ts";
 import { decodeCursor, toPage, type Page } from "./pagination.ts";
 import { invalid, notFound } from "../errors.ts";
@@ -117,7 +116,9 @@ export function getRequestLogEntry(db: Db, accountId: string, id: string): Reque
   return toEntry(row);
 }
 
-/** Deletes entries older than the cutoff; returns how many. */
-export function pruneRequestLog(db: Db, olderThan: Date): number {
-  return writeTx(db, () => db.query("DELETE FROM request_log WHERE created_at < ?").run(olderThan.toISOString()).changes);
+/** Deletes up to `limit` of the entries older than the cutoff, oldest first, in the caller's transaction; returns how many. */
+export function pruneRequestLog(db: Db, olderThan: Date, limit: number): number {
+  return db
+    .query("DELETE FROM request_log WHERE rowid IN (SELECT rowid FROM request_log WHERE created_at < ? ORDER BY created_at LIMIT ?)")
+    .run(olderThan.toISOString(), limit).changes;
 }

@@ -2,6 +2,8 @@
 // pagination, account isolation, secrets kept out, 30-day retention.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock, signup, startTestServer, waitForDocument, type TestAccount, type TestServer } from "../helpers/server.ts";
+import { until } from "../helpers/until.ts";
+import { insertRequestLog, type RequestLogRecord } from "../../src/store/requests.ts";
 
 let server: TestServer;
 const clock = new ManualClock(new Date("2026-03-10T12:00:00.000Z"));
@@ -254,5 +256,35 @@ describe("retention", () => {
     expect(ids).not.toContain(old.headers.get("x-request-id"));
     const gone = await server.request("GET", `/v1/requests/${old.headers.get("x-request-id")}`, { token: account.apiKey });
     expect(gone.status).toBe(404);
+  });
+
+  test("a month's backlog is pruned a batch at a time until none older than 30 days is left, and newer entries stay", async () => {
+    const account = await signup(server);
+    const { db } = server.server.ctx;
+    const now = clock.now().getTime();
+    const entry = (i: number, ageMs: number): RequestLogRecord => ({
+      accountId: account.id,
+      id: `req_backlog${String(i).padStart(6, "0")}`,
+      method: "GET",
+      path: "/api/v1/usage",
+      status_code: 200,
+      duration_ms: 1,
+      auth_type: "api_key",
+      kb_id: null,
+      request_summary: {},
+      response_summary: {},
+      created_at: new Date(now - ageMs).toISOString(),
+    });
+    // 2,500 entries from 31 days ago (three of the writer's batches), 10 from 29 days ago.
+    const day = 24 * 3600_000;
+    db.transaction(() => insertRequestLog(db, [...Array.from({ length: 2_500 }, (_, i) => entry(i, 31 * day + i)), ...Array.from({ length: 10 }, (_, i) => entry(2_500 + i, 29 * day))]))();
+    const backlog = () => db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM request_log WHERE id LIKE 'req_backlog%'").get()!.n;
+    expect(backlog()).toBe(2_510);
+    // The next write after the hourly mark prunes.
+    clock.advance(3600_000 + 1);
+    await server.request("GET", "/v1/usage", { token: account.apiKey });
+    await server.server.ctx.requestLog.flushPending();
+    await until(() => backlog() === 10, "the backlog to be pruned", 5_000);
+    expect((await list(account)).body.data.map((e: any) => e.id)).toEqual(expect.arrayContaining([entry(2_500, 0).id]));
   });
 });
