@@ -39,8 +39,9 @@ function framesPending(): number | null {
 }
 
 function check(): void {
+  // Unread, the log is left to the commits' own checkpoints.
   const pending = framesPending();
-  if (pending !== null && pending < COPY_FROM_FRAMES) return;
+  if (pending === null || pending < COPY_FROM_FRAMES) return;
   try {
     db?.exec("PRAGMA wal_checkpoint(PASSIVE)");
   } catch {
