@@ -10,6 +10,11 @@ import { insertRequestLog, pruneRequestLog, type RequestLogRecord } from "./requ
 export const REQUEST_LOG_RETENTION_DAYS = 30;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** When the oldest entry still kept at `now` was made. */
+export function requestLogKeptSince(now: Date): Date {
+  return new Date(now.getTime() - REQUEST_LOG_RETENTION_DAYS * DAY_MS);
+}
 const FLUSH_INTERVAL_MS = 1000;
 const BATCH_SIZE = 500;
 /** If the database stays unwritable, keep at most this many entries rather than grow without bound. */
@@ -110,7 +115,7 @@ export class RequestLogWriter {
     const now = this.clock.now().getTime();
     if (this.pruning || now - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now;
-    this.pruning = this.prune(new Date(now - REQUEST_LOG_RETENTION_DAYS * DAY_MS)).finally(() => (this.pruning = null));
+    this.pruning = this.prune(requestLogKeptSince(new Date(now))).finally(() => (this.pruning = null));
   }
 
   private async prune(olderThan: Date): Promise<void> {

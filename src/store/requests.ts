@@ -78,10 +78,20 @@ export interface RequestLogFilter {
 
 const CURSOR_SEPARATOR = "|";
 
-/** The account's entries matching the filter, newest first (created_at, then id, both descending). */
-export function listRequestLog(db: Db, accountId: string, filter: RequestLogFilter, limit: number, cursor?: string): Page<RequestLogEntry> {
-  const where = ["account_id = ?", "auth_type = ?"];
-  const params: (string | number)[] = [accountId, filter.authType];
+/**
+ * The account's entries matching the filter, newest first (created_at, then id, both descending). Only
+ * those from `keptSince` on: older ones are past the retention period, whether or not pruned yet.
+ */
+export function listRequestLog(
+  db: Db,
+  accountId: string,
+  keptSince: Date,
+  filter: RequestLogFilter,
+  limit: number,
+  cursor?: string,
+): Page<RequestLogEntry> {
+  const where = ["account_id = ?", "auth_type = ?", "created_at >= ?"];
+  const params: (string | number)[] = [accountId, filter.authType, keptSince.toISOString()];
   const add = (clause: string, ...values: (string | number)[]) => {
     where.push(clause);
     params.push(...values);
@@ -107,11 +117,11 @@ export function listRequestLog(db: Db, accountId: string, filter: RequestLogFilt
   return toPage(rows, limit, { kind: "requests", owner: accountId }, (r) => `${r.created_at}${CURSOR_SEPARATOR}${r.id}`, toEntry);
 }
 
-/** The entry, if it belongs to the account; otherwise NOT_FOUND. */
-export function getRequestLogEntry(db: Db, accountId: string, id: string): RequestLogEntry {
+/** The entry, if it belongs to the account and dates from `keptSince` on; otherwise NOT_FOUND. */
+export function getRequestLogEntry(db: Db, accountId: string, keptSince: Date, id: string): RequestLogEntry {
   const row = db
-    .query<RequestLogRow, [string, string]>(`SELECT ${COLUMNS} FROM request_log WHERE id = ? AND account_id = ?`)
-    .get(id, accountId);
+    .query<RequestLogRow, [string, string, string]>(`SELECT ${COLUMNS} FROM request_log WHERE id = ? AND account_id = ? AND created_at >= ?`)
+    .get(id, accountId, keptSince.toISOString());
   if (!row) throw notFound("Request", id);
   return toEntry(row);
 }

@@ -258,7 +258,7 @@ describe("retention", () => {
     expect(gone.status).toBe(404);
   });
 
-  test("a month's backlog is pruned a batch at a time until none older than 30 days is left, and newer entries stay", async () => {
+  test("a month's backlog is never listed, and is pruned a batch at a time until none older than 30 days is left; newer entries stay", async () => {
     const account = await signup(server);
     const { db } = server.server.ctx;
     const now = clock.now().getTime();
@@ -279,6 +279,11 @@ describe("retention", () => {
     const day = 24 * 3600_000;
     db.transaction(() => insertRequestLog(db, [...Array.from({ length: 2_500 }, (_, i) => entry(i, 31 * day + i)), ...Array.from({ length: 10 }, (_, i) => entry(2_500 + i, 29 * day))]))();
     const backlog = () => db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM request_log WHERE id LIKE 'req_backlog%'").get()!.n;
+    expect(backlog()).toBe(2_510);
+    // Not pruned yet (the last prune was less than an hour ago), and yet neither listed nor found.
+    const listed = (await list(account, "?limit=100")).body.data.map((e: any) => e.id).filter((id: string) => id.startsWith("req_backlog"));
+    expect(listed.sort()).toEqual(Array.from({ length: 10 }, (_, i) => entry(2_500 + i, 0).id));
+    expect((await server.request("GET", `/v1/requests/${entry(0, 0).id}`, { token: account.apiKey })).status).toBe(404);
     expect(backlog()).toBe(2_510);
     // The next write after the hourly mark prunes.
     clock.advance(3600_000 + 1);

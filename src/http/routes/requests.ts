@@ -5,7 +5,7 @@ import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
 import { PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
 import { getRequestLogEntry, listRequestLog } from "../../store/requests.ts";
-import { REQUEST_LOG_RETENTION_DAYS } from "../../store/request-log-writer.ts";
+import { REQUEST_LOG_RETENTION_DAYS, requestLogKeptSince } from "../../store/request-log-writer.ts";
 
 const Summary = z.record(z.string(), z.unknown());
 
@@ -67,7 +67,7 @@ export function requestRoutes(ctx: AppContext) {
           from: query.from,
           to: query.to,
         };
-        return listRequestLog(ctx.db, principal.account.id, filter, query.limit, query.cursor);
+        return listRequestLog(ctx.db, principal.account.id, requestLogKeptSince(ctx.clock.now()), filter, query.limit, query.cursor);
       },
       {
         query: ListQuery,
@@ -90,7 +90,7 @@ export function requestRoutes(ctx: AppContext) {
       "/:request_id",
       async ({ params, principal }) => {
         await ctx.requestLog.flushPending();
-        return { data: getRequestLogEntry(ctx.db, principal.account.id, params.request_id) };
+        return { data: getRequestLogEntry(ctx.db, principal.account.id, requestLogKeptSince(ctx.clock.now()), params.request_id) };
       },
       {
         params: RequestParams,
