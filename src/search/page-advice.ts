@@ -10,6 +10,10 @@ import { openLibc } from "../runtime/libc.ts";
 export const MADV_WILLNEED = 3;
 /** Linux 5.14 and later; older kernels answer EINVAL. */
 export const MADV_POPULATE_READ = 22;
+/** Kernels without transparent huge pages answer EINVAL. */
+const MADV_HUGEPAGE = 14;
+/** A huge page on x86-64 and on arm64 with 4 kB pages; a smaller mapping cannot hold one. */
+const HUGE_PAGE_BYTES = 2 << 20;
 
 const libc =
   process.platform === "linux"
@@ -27,6 +31,20 @@ type MappedView = Uint8Array | Int32Array;
 /** madvise(2) on the `length` bytes from the page-aligned `address`: whether it succeeded (false without madvise). */
 export function advise(address: number, length: number, advice: number): boolean {
   return libc !== null && libc.symbols.madvise(address, length, advice) === 0;
+}
+
+/**
+ * Asks for the mapped file's pages to come in as 2 MB pages (MADV_HUGEPAGE): reads of them, the segment
+ * prefetch's included, then fill 2 MB page-cache folios, and a folio mapped whole takes one page-table
+ * entry instead of 512. Re-scoring reads ~2,000 vectors at random places of a 512 MB file; with 4 kB
+ * pages nearly each one missed the TLB. 1M chunks, a hybrid search's vector side on one thread, files read
+ * in by MADV_POPULATE_READ: 2.72-2.88 -> 2.57-2.67 ms (506 -> 637 MB mapped as 2 MB pages), and 3.0-3.1 ->
+ * 2.6-2.7 ms where the files' pages had come in as 4 kB pages; its keyword side 2.75-2.80 -> 2.66-2.74 ms.
+ * A file still in the page cache as 4 kB folios keeps them until they are dropped. Returns whether it was
+ * asked (not for a mapping under 2 MB, nor without the advice).
+ */
+export function preferHugePages(view: MappedView): boolean {
+  return view.byteLength >= HUGE_PAGE_BYTES && advise(ptr(view), view.byteLength, MADV_HUGEPAGE);
 }
 
 /** Asks for the pages holding bytes [from, to) of the mapped `view` to be read in; returns at once. */

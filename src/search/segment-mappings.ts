@@ -7,6 +7,7 @@ import { readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ptr } from "bun:ffi";
 import { mapFile, type SharedFile } from "./file-mapping.ts";
+import { preferHugePages } from "./page-advice.ts";
 
 interface HeldDir {
   files: Map<string, Uint8Array>;
@@ -26,7 +27,11 @@ export class SegmentMappings {
       const files = new Map<string, Uint8Array>();
       for (const name of readdirSync(dir)) {
         const path = join(dir, name);
-        if (statSync(path).size > 0) files.set(path, mapFile(path));
+        if (statSync(path).size === 0) continue;
+        const bytes = mapFile(path);
+        // Before any page is read in: the prefetch then reads 2 MB pages (page-advice.ts).
+        preferHugePages(bytes);
+        files.set(path, bytes);
       }
       this.dirs.set(dir, (held = { files, holders: 0, generation: 0 }));
     }

@@ -2,7 +2,7 @@
 // however many threads search it, the process maps each file once, and the mapping goes only after every
 // thread has dropped its views. Checked on a real segment, real search threads and /proc/self/maps.
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SegmentMappings } from "../../src/search/segment-mappings.ts";
@@ -66,6 +66,27 @@ function shardedHits(searcher: SegmentSearcher) {
   const segment = VectorSegment.open(dir, DIMENSION, undefined, (path) => searcher.mapping(path));
   return queries.map((query) => mergeHits(allShards(searcher.threadCount).map((shard) => segment.search(query, null, 2000, 10, [shard])), 10));
 }
+
+/** The flags of the process's mapping of the file (smaps VmFlags: "hg" is MADV_HUGEPAGE). */
+function mappingFlagsOf(path: string): string[] {
+  const entries = readFileSync("/proc/self/smaps", "utf8").split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/);
+  const entry = entries.find((text) => text.split("\n")[0].endsWith(` ${path}`));
+  return entry?.match(/^VmFlags:(.*)$/m)?.[1].trim().split(/\s+/) ?? [];
+}
+
+// Without transparent huge pages in the kernel there is no advice to give.
+test.skipIf(!existsSync("/sys/kernel/mm/transparent_hugepage/enabled"))("files of 2 MB and more are mapped with 2 MB pages asked for, smaller ones as they are", () => {
+  const big = join(root, "big");
+  mkdirSync(big);
+  writeFileSync(join(big, "large.bin"), new Uint8Array(4 << 20).fill(1));
+  writeFileSync(join(big, "small.bin"), new Uint8Array(64 << 10).fill(1));
+  const mappings = new SegmentMappings();
+  mappings.hold(big);
+  expect(mappingFlagsOf(join(big, "large.bin"))).toContain("hg");
+  expect(mappingFlagsOf(join(big, "small.bin"))).toContain("rd");
+  expect(mappingFlagsOf(join(big, "small.bin"))).not.toContain("hg");
+  mappings.unmap(big, mappings.letGo(big)!);
+});
 
 test("the search threads answer through the HTTP thread's mapping, with the hits of the segment's own; closing lets it go", async () => {
   const searcher = new SegmentSearcher(root, DIMENSION);
