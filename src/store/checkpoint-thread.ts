@@ -3,7 +3,7 @@
 // reader still needs waits for the next round). The first commit after a copy of the whole log starts the
 // log over (and syncs its header), so copying more often would cost the HTTP thread more of those syncs.
 import { Database } from "bun:sqlite";
-import { closeSync, openSync, readSync } from "node:fs";
+import { fstatSync, openSync, readSync, statSync } from "node:fs";
 import type { ToCheckpointThread } from "./checkpointer.ts";
 
 declare const self: Worker;
@@ -17,6 +17,15 @@ const N_BACKFILL_WORD = 96 / 4;
 
 let db: Database | null = null;
 let shmPath = "";
+/**
+ * The -shm file, opened once and never closed (the process's exit closes it). Closing any descriptor of a
+ * file drops every POSIX lock the process holds on it (fcntl(2)), and this process's SQLite connections
+ * hold theirs on the -shm: the read marks of open read transactions, the log's write lock. Opened and closed
+ * every round, it let another process (`quarry accounts`, say) copy into the database pages that a reader
+ * here still needed from the log, which that reader then found "malformed" (test/store/checkpointer.test.ts),
+ * and could let it write while a writer here held the log.
+ */
+let shm: { fd: number; inode: number } | null = null;
 let timer: Timer | undefined;
 const header = new Uint32Array(N_BACKFILL_WORD + 1);
 
@@ -26,12 +35,13 @@ const header = new Uint32Array(N_BACKFILL_WORD + 1);
  */
 function framesPending(): number | null {
   try {
-    const fd = openSync(shmPath, "r");
-    try {
-      if (readSync(fd, header, 0, header.byteLength, 0) < header.byteLength) return null;
-    } finally {
-      closeSync(fd);
+    // A database made anew at the same path (its old files deleted) has a new -shm: opened too, the old one left open.
+    const inode = statSync(shmPath).ino;
+    if (shm?.inode !== inode) {
+      const fd = openSync(shmPath, "r");
+      shm = { fd, inode: fstatSync(fd).ino };
     }
+    if (readSync(shm.fd, header, 0, header.byteLength, 0) < header.byteLength) return null;
     return header[MX_FRAME_WORD] - header[N_BACKFILL_WORD];
   } catch {
     return null;

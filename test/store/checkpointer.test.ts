@@ -80,3 +80,40 @@ test("the server's thread copies the HTTP connection's log before the connection
     await server.stop();
   }
 });
+
+test("a read transaction in this process keeps its snapshot while another process writes and checkpoints", async () => {
+  const { db, path } = openWithoutCheckpoints("snapshot.db");
+  writePages(db, 200);
+  db.exec("CREATE TABLE other (id INTEGER PRIMARY KEY, bytes BLOB)");
+  const insert = db.query("INSERT INTO other (bytes) VALUES (?)");
+  db.transaction(() => {
+    for (let row = 0; row < 100; row++) insert.run(new Uint8Array(PAGE - 200).fill(row));
+  })();
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  const reader = openDatabase(path);
+  await withCheckpointer(path, async () => {
+    reader.exec("BEGIN");
+    // The snapshot starts here; `other`'s pages are not read yet.
+    expect(reader.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM filler").get()!.n).toBe(200);
+    // Rounds of the thread while the read transaction is open.
+    await Bun.sleep(600);
+    const writer = Bun.spawnSync([
+      process.execPath,
+      "-e",
+      `const { Database } = require("bun:sqlite");
+       const db = new Database(${JSON.stringify(path)});
+       db.exec("PRAGMA busy_timeout = 5000");
+       const insert = db.query("INSERT INTO other (bytes) VALUES (?)");
+       db.transaction(() => { for (let row = 0; row < 300; row++) insert.run(new Uint8Array(${PAGE - 200})); })();
+       db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+       db.close();`,
+    ]);
+    expect(writer.exitCode).toBe(0);
+    // What another process committed since is not seen, however far it copied its log into the database.
+    expect(reader.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM other").get()!.n).toBe(100);
+    reader.exec("COMMIT");
+    expect(reader.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM other").get()!.n).toBe(400);
+  });
+  reader.close();
+  db.close();
+});
