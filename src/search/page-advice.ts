@@ -40,11 +40,11 @@ export function advise(address: number, length: number, advice: number): boolean
  * pages nearly each one missed the TLB. 1M chunks, a hybrid search's vector side on one thread, files read
  * in by MADV_POPULATE_READ: 2.72-2.88 -> 2.57-2.67 ms (506 -> 637 MB mapped as 2 MB pages), and 3.0-3.1 ->
  * 2.6-2.7 ms where the files' pages had come in as 4 kB pages; its keyword side 2.75-2.80 -> 2.66-2.74 ms.
- * A file still in the page cache as 4 kB folios keeps them until they are dropped. Returns whether it was
- * asked (not for a mapping under 2 MB, nor without the advice).
+ * A file still in the page cache as 4 kB folios keeps them until they are dropped. A mapping under 2 MB is
+ * left as it is; without the advice (EINVAL) nothing changes.
  */
-export function preferHugePages(view: MappedView): boolean {
-  return view.byteLength >= HUGE_PAGE_BYTES && advise(ptr(view), view.byteLength, MADV_HUGEPAGE);
+export function preferHugePages(view: MappedView): void {
+  if (view.byteLength >= HUGE_PAGE_BYTES) advise(ptr(view), view.byteLength, MADV_HUGEPAGE);
 }
 
 /** Asks for the pages holding bytes [from, to) of the mapped `view` to be read in; returns at once. */

@@ -11,10 +11,6 @@ export const REQUEST_LOG_RETENTION_DAYS = 30;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** When the oldest entry still kept at `now` was made. */
-export function requestLogKeptSince(now: Date): Date {
-  return new Date(now.getTime() - REQUEST_LOG_RETENTION_DAYS * DAY_MS);
-}
 const FLUSH_INTERVAL_MS = 1000;
 const BATCH_SIZE = 500;
 /** If the database stays unwritable, keep at most this many entries rather than grow without bound. */
@@ -22,6 +18,11 @@ const MAX_BUFFERED = 20_000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /** Entries deleted per transaction: 3-6 ms each (the 360,000 of that hour took 361 of them). */
 const PRUNE_BATCH = 1_000;
+
+/** When the oldest entry still kept at `now` was made. */
+export function requestLogKeptSince(now: Date): Date {
+  return new Date(now.getTime() - REQUEST_LOG_RETENTION_DAYS * DAY_MS);
+}
 
 export class RequestLogWriter {
   private buffer: RequestLogRecord[] = [];
