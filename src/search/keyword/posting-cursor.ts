@@ -137,11 +137,11 @@ export class PostingCursor {
     if (blockLast[this.block] < target) {
       let block = this.block + 1;
       while (block < this.endBlock && blockLast[block] < target) block++;
-      if (block === this.endBlock) {
-        this.exhaust();
-        return;
-      }
-      this.decode(block);
+      // Through moveTo, whose exhausting branch every list takes at its end. A branch of its own here, which
+      // few searches take, stayed unprofiled and was compiled as an exit (JSC "InadequateCoverage") that sent
+      // the rest of such a search to unoptimized code: 19 of 1,377 keyword sides at 1M chunks, 8 clients.
+      this.moveTo(block);
+      if (this.slot >= target) return;
     }
     const slots = this.slots;
     let position = this.position;
@@ -152,8 +152,13 @@ export class PostingCursor {
   }
 
   private nextBlock(): void {
-    if (this.block + 1 >= this.endBlock) this.exhaust();
-    else this.decode(this.block + 1);
+    this.moveTo(this.block + 1);
+  }
+
+  /** Decodes `block`, or exhausts the cursor when it is past the term's last. */
+  private moveTo(block: number): void {
+    if (block >= this.endBlock) this.exhaust();
+    else this.decode(block);
   }
 
   private exhaust(): void {

@@ -30,7 +30,8 @@ export function queryCodes(query: Float32Array): QueryCodes {
   for (let i = 0; i < query.length; i++) max = Math.max(max, Math.abs(query[i]));
   const scale = max / top || 1;
   const values = new Int16Array(query.length);
-  for (let i = 0; i < query.length; i++) values[i] = Math.round(query[i] / scale);
+  // `| 0`: a rounded -0 (a small negative component) is then no speculation failure (JSC "NegativeZero").
+  for (let i = 0; i < query.length; i++) values[i] = Math.round(query[i] / scale) | 0;
   return { values, scale };
 }
 
