@@ -67,7 +67,7 @@ function encode(): PostingSource {
   }
   expect(bytes.length % 4).toBe(0);
   return {
-    postingWords: new Uint32Array(bytes.buffer),
+    postingWords: new Int32Array(bytes.buffer),
     termBlocks,
     termDf,
     blockLast: encoder.blockLast.toArray().slice(),

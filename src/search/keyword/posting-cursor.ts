@@ -6,8 +6,12 @@ import type { ScoreWindowMemory } from "./score-window.ts";
 
 /** The mapped arrays of a segment that cursors read. */
 export interface PostingSource {
-  /** The postings section as little-endian words (blocks start on word boundaries). */
-  postingWords: Uint32Array;
+  /**
+   * The postings section as little-endian words (blocks start on word boundaries), signed: the shifts in
+   * unpack() read the same bits either way, and a Uint32Array's words of 2^31 and more are no 32-bit integers
+   * to the JIT (a speculation failure, then code for doubles).
+   */
+  postingWords: Int32Array;
   termBlocks: Uint32Array;
   termDf: Uint32Array;
   blockLast: Uint32Array;
@@ -36,7 +40,7 @@ export interface ScoreWindow {
  * straddle (the section ends with padding words, so the second always exists). `<< (31 − bit) << 1`
  * shifts by 32 − bit, which is 0 (not 32) when bit is 0.
  */
-function unpack(words: Uint32Array, at: number, bit: number, mask: number): number {
+function unpack(words: Int32Array, at: number, bit: number, mask: number): number {
   return ((words[at] >>> bit) | ((words[at + 1] << (31 - bit)) << 1)) & mask;
 }
 
@@ -133,10 +137,10 @@ export class PostingCursor {
   /** Moves to the first posting whose slot is ≥ target (no move when already there). */
   advance(target: number): void {
     if (this.slot >= target) return;
-    const blockLast = this.source.blockLast;
+    const { source: { blockLast }, endBlock } = this;
     if (blockLast[this.block] < target) {
       let block = this.block + 1;
-      while (block < this.endBlock && blockLast[block] < target) block++;
+      while (block < endBlock && blockLast[block] < target) block++;
       // Through moveTo, whose exhausting branch every list takes at its end. A branch of its own here, which
       // few searches take, stayed unprofiled and was compiled as an exit (JSC "InadequateCoverage") that sent
       // the rest of such a search to unoptimized code: 19 of 1,377 keyword sides at 1M chunks, 8 clients.
@@ -169,12 +173,14 @@ export class PostingCursor {
   }
 
   private blockCount(block: number): number {
-    return block === this.endBlock - 1 ? this.lastBlockCount : BLOCK_SIZE;
+    const { endBlock, lastBlockCount } = this;
+    return block === endBlock - 1 ? lastBlockCount : BLOCK_SIZE;
   }
 
   /** The slot that the block's first gap counts from: the previous block's last (−1 for the term's first). */
   private slotBefore(block: number): number {
-    return block === this.firstBlock ? -1 : this.source.blockLast[block - 1];
+    const previous = this.source.blockLast[Math.max(0, block - 1)];
+    return block === this.firstBlock ? -1 : previous;
   }
 
   /** The hot loop of every keyword search. */

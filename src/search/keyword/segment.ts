@@ -57,7 +57,7 @@ export class KeywordSegment implements PostingSource {
   readonly totalLength: number;
   readonly rowids: Uint32Array;
   readonly lengths: Uint32Array;
-  readonly postingWords: Uint32Array;
+  readonly postingWords: Int32Array;
   readonly termBlocks: Uint32Array;
   readonly termDf: Uint32Array;
   readonly blockLast: Uint32Array;
@@ -75,7 +75,7 @@ export class KeywordSegment implements PostingSource {
     this.totalLength = header.totalLength;
     this.rowids = view(Uint32Array, "rowids", chunkCount);
     this.lengths = view(Uint32Array, "lengths", chunkCount);
-    this.postingWords = view(Uint32Array, "postings", header.postingsBytes / 4);
+    this.postingWords = view(Int32Array, "postings", header.postingsBytes / 4);
     this.termBytes = view(Uint8Array, "termBytes", header.termBytesLength);
     this.termStarts = view(Uint32Array, "termStarts", termCount + 1);
     this.termBlocks = view(Uint32Array, "termBlocks", termCount + 1);
