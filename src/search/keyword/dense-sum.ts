@@ -7,7 +7,6 @@ import { NORM_BASE, normPerTerm } from "./bm25.ts";
 import { termCursors, type SegmentSearchStrategy } from "./term-cursors.ts";
 import { MAX_WINDOW, scoreWindowMemory } from "./score-window.ts";
 import { TopK } from "../topk.ts";
-import { hitsBySlot } from "../rowid-hit.ts";
 
 export const denseSumSearch: SegmentSearchStrategy = ({ segment, terms: query, stats, eligible, limit, range: [from, to] }) => {
   const terms = termCursors(segment, query, stats, from);
@@ -40,5 +39,5 @@ export const denseSumSearch: SegmentSearchStrategy = ({ segment, terms: query, s
     }
     scores.fill(0, 0, size);
   }
-  return hitsBySlot(best, rowids);
+  return best;
 };

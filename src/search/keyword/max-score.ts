@@ -11,7 +11,6 @@ import { termCursors, type SegmentSearchStrategy, type TermCursor } from "./term
 import { MAX_WINDOW, scoreWindowMemory } from "./score-window.ts";
 import type { KeywordSegment } from "./segment.ts";
 import { TopK } from "../topk.ts";
-import { hitsBySlot } from "../rowid-hit.ts";
 
 /** Windows start small so θ rises early, then grow to amortize the per-window work. */
 const FIRST_WINDOW = 1024;
@@ -128,5 +127,5 @@ export const maxScoreSearch: SegmentSearchStrategy = ({ segment, terms: query, s
       if (j < 0) best.push(slot, score);
     }
   }
-  return hitsBySlot(best, rowids);
+  return best;
 };

@@ -9,6 +9,7 @@ import { maxScoreSearch } from "./max-score.ts";
 import { denseSumSearch } from "./dense-sum.ts";
 import type { QueryTerm } from "./term-cursors.ts";
 import { shardRange, WHOLE, type Shard } from "../shard.ts";
+import { hitsBySlot } from "../rowid-hit.ts";
 import { mapFile, type MapFile } from "../file-mapping.ts";
 
 const utf8 = new TextEncoder();
@@ -140,6 +141,6 @@ export class KeywordSegment implements PostingSource {
     }
     const range = shardRange(0, this.chunkCount, shard);
     const prune = strategy === "auto" ? prunes(this.termDf, terms, this.chunkCount, eligible ? eligibleShare : 1) : strategy === "max-score";
-    return (prune ? maxScoreSearch : denseSumSearch)({ segment: this, terms, stats, eligible, limit, range });
+    return hitsBySlot((prune ? maxScoreSearch : denseSumSearch)({ segment: this, terms, stats, eligible, limit, range }), this.rowids);
   }
 }

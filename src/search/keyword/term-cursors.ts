@@ -1,8 +1,9 @@
 // What both keyword search strategies (max-score.ts, dense-sum.ts) start from: a cursor on each query
 // term's postings with the term's BM25 factor. The window of scores they sum into is score-window.ts.
-import { termWeight, type KeywordHit, type KeywordStats } from "./bm25.ts";
+import { termWeight, type KeywordStats } from "./bm25.ts";
 import { PostingCursor } from "./posting-cursor.ts";
 import type { KeywordSegment } from "./segment.ts";
+import type { TopK } from "../topk.ts";
 
 export interface QueryTerm {
   id: number;
@@ -29,8 +30,11 @@ export interface SegmentQuery {
   range: [number, number];
 }
 
-/** A way to answer a SegmentQuery exactly. */
-export type SegmentSearchStrategy = (query: SegmentQuery) => KeywordHit[];
+/**
+ * A way to answer a SegmentQuery exactly: the best `limit` slots. The caller turns them into hits, so that
+ * the strategy's loop is not compiled (while the first search runs) before its last lines have ever run.
+ */
+export type SegmentSearchStrategy = (query: SegmentQuery) => TopK;
 
 /** A cursor on each term's postings, placed at slot `from`. */
 export function termCursors(segment: KeywordSegment, query: QueryTerm[], stats: KeywordStats, from: number): TermCursor[] {
