@@ -177,12 +177,14 @@ export class PostingCursor {
   }
 
   private blockCount(block: number): number {
+    // Both fields read before the branch, whichever it takes (see moveTo).
     const { endBlock, lastBlockCount } = this;
     return block === endBlock - 1 ? lastBlockCount : BLOCK_SIZE;
   }
 
   /** The slot that the block's first gap counts from: the previous block's last (−1 for the term's first). */
   private slotBefore(block: number): number {
+    // Read before the branch, whichever it takes (see moveTo); unused, and in bounds, for the term's first block.
     const previous = this.source.blockLast[Math.max(0, block - 1)];
     return block === this.firstBlock ? -1 : previous;
   }
