@@ -1,6 +1,5 @@
 // Messages between the HTTP thread (segment-searcher.ts) and a search thread (search-thread.ts).
 import type { SharedFile } from "./file-mapping.ts";
-import type { RowidHit } from "./rowid-hit.ts";
 import type { Shard } from "./shard.ts";
 
 /** A keyword query with the knowledge base's combined statistics (segment and delta), resolved by the HTTP thread. */
@@ -26,6 +25,7 @@ export type ToSearchThread =
   | { type: "keyword"; id: number; shard: Shard; dir: string; query: KeywordQuery; eligible: Uint8Array | null; limit: number };
 
 export type FromSearchThread =
-  | { type: "result"; id: number; hits: RowidHit[] }
+  /** `hits`: packed (rowid-hit.ts packHits). */
+  | { type: "result"; id: number; hits: Float64Array }
   | { type: "failed"; id: number; message: string }
   | { type: "closed"; id: number };

@@ -7,7 +7,7 @@ import { KeywordSegment } from "./keyword/index.ts";
 import { VectorSegment } from "./vector/segment.ts";
 import { mapFile, viewOf, type SharedFile } from "./file-mapping.ts";
 import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-thread-protocol.ts";
-import type { RowidHit } from "./rowid-hit.ts";
+import { packHits, type RowidHit } from "./rowid-hit.ts";
 import type { Shard } from "./shard.ts";
 
 declare const self: Worker;
@@ -74,7 +74,7 @@ self.onmessage = async (event: MessageEvent<ToSearchThread>) => {
         message.type === "vector"
           ? vectorSegment(message.dir).search(message.query, message.eligible, message.eligibleCount, message.limit, message.shards)
           : keywordSearch(message.dir, message.query, message.eligible, message.limit, message.shard);
-      post({ type: "result", id: message.id, hits });
+      post({ type: "result", id: message.id, hits: packHits(hits) });
     } catch (error) {
       post({ type: "failed", id: message.id, message: (error as Error).message });
     }

@@ -14,7 +14,7 @@
 // Each task is a message answered by a promise; a thread that died is started again on the next task.
 // The threads read the segments through views of mappings held here (segment-mappings.ts).
 import { availableParallelism } from "node:os";
-import { mergeShardHits, type RowidHit } from "./rowid-hit.ts";
+import { mergeShardHits, unpackHits, type RowidHit } from "./rowid-hit.ts";
 import { SegmentMappings } from "./segment-mappings.ts";
 import { SegmentPrefetch } from "./segment-prefetch.ts";
 import { allShards } from "./shard.ts";
@@ -53,7 +53,7 @@ class SearchThread {
   async search(message: DistributiveOmit<Search, "id">): Promise<RowidHit[]> {
     const answer = await this.request((id) => ({ ...message, id }) as Search);
     if (answer.type === "failed") throw new Error(answer.message);
-    return answer.type === "result" ? answer.hits : [];
+    return answer.type === "result" ? unpackHits(answer.hits) : [];
   }
 
   /** Resolves once the thread has dropped the directory's segment and views, or has ended (then it holds none). */

@@ -1,9 +1,10 @@
 // Hybrid fusion (src/search/fusion.ts): every chunk of either ranking scored by weighted RRF (scores.ts), those
 // above 0 ordered by score then lower rowid, the first `limit` returned; checked against sorting them all.
+// Also: the search threads' packed hits (rowid-hit.ts packHits) come back unchanged.
 import { expect, test } from "bun:test";
 import { fuseRankings } from "../../src/search/fusion.ts";
 import { hybridScore } from "../../src/search/scores.ts";
-import type { RowidHit } from "../../src/search/rowid-hit.ts";
+import { packHits, unpackHits, type RowidHit } from "../../src/search/rowid-hit.ts";
 import { uniform } from "../../scripts/seeded-random.ts";
 
 function byDefinition(vector: RowidHit[], keyword: RowidHit[], alpha: number, limit: number): RowidHit[] {
@@ -38,4 +39,14 @@ test("fusion keeps the best chunks of both rankings in order, ties to the lower 
   const both = [{ rowid: 7, score: 1 }];
   expect(fuseRankings(both, both, 0.6, 10)).toEqual([{ rowid: 7, score: 1 }]);
   expect(fuseRankings([{ rowid: 1, score: 1 }], [{ rowid: 2, score: 9 }], 1, 10)).toEqual([{ rowid: 1, score: 1 }]);
+});
+
+test("hits packed for a message between threads unpack to the same rowids and scores, in order", () => {
+  const hits: RowidHit[] = [
+    { rowid: 2 ** 31 - 1, score: 0.1 + 0.2 },
+    { rowid: 7, score: -1.5e-300 },
+    { rowid: 0, score: 12.345678901234567 },
+  ];
+  expect(unpackHits(packHits(hits))).toEqual(hits);
+  expect(unpackHits(packHits([]))).toEqual([]);
 });
