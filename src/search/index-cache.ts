@@ -18,6 +18,8 @@ export interface IndexCacheOptions {
   memoryBudgetBytes: number;
   /** See IndexWorkerSettings. */
   segmentMinChanges: number;
+  /** The search threads, when started before the cache (the server starts them before the models have loaded). */
+  searcher?: SegmentSearcher;
 }
 
 const SEGMENT_GROWTH = 0.1;
@@ -49,7 +51,7 @@ export class IndexCache {
       pollMs: WORKER_POLL_MS,
     };
     this.builds = new SegmentBuilds(settings, (built) => this.adopt(built));
-    this.searcher = new SegmentSearcher(options.dataDir, options.dimension);
+    this.searcher = options.searcher ?? new SegmentSearcher(options.dataDir);
   }
 
   /** Starts the index worker (folds piled-up changes into segments in the background) and the search threads. */

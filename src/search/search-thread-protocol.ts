@@ -15,7 +15,7 @@ export interface KeywordQuery {
 }
 
 export type ToSearchThread =
-  | { type: "init"; dataDir: string; dimension: number }
+  | { type: "init"; dataDir: string }
   /** Where the HTTP thread mapped a segment directory's files (segment-mappings.ts): searches of it view them. */
   | { type: "open"; dir: string; files: SharedFile[] }
   /** Drops the directory's segment and views; answered with "closed", after which the mappings may go. */

@@ -16,7 +16,6 @@ const vectorSegments = new Map<string, VectorSegment>();
 const keywordSegments = new Map<string, KeywordSegment>();
 /** The HTTP thread's mappings of the files of each open directory, by path. */
 const sharedFiles = new Map<string, Map<string, SharedFile>>();
-let dimension = 0;
 let ready: Promise<void> = Promise.resolve();
 
 /**
@@ -31,7 +30,8 @@ function sharedOrOwn(dir: string): (path: string) => Uint8Array {
   };
 }
 
-function vectorSegment(dir: string): VectorSegment {
+/** `dimension`: the query's (a segment of other vectors fails to open). */
+function vectorSegment(dir: string, dimension: number): VectorSegment {
   let open = vectorSegments.get(dir);
   if (!open) vectorSegments.set(dir, (open = VectorSegment.open(dir, dimension, undefined, sharedOrOwn(dir))));
   return open;
@@ -56,7 +56,6 @@ function post(message: FromSearchThread): void {
 self.onmessage = async (event: MessageEvent<ToSearchThread>) => {
   const message = event.data;
   if (message.type === "init") {
-    dimension = message.dimension;
     ready = prepareRuntime(message.dataDir);
     return;
   }
@@ -72,7 +71,7 @@ self.onmessage = async (event: MessageEvent<ToSearchThread>) => {
     try {
       const hits =
         message.type === "vector"
-          ? vectorSegment(message.dir).search(message.query, message.eligible, message.eligibleCount, message.limit, message.shards)
+          ? vectorSegment(message.dir, message.query.length).search(message.query, message.eligible, message.eligibleCount, message.limit, message.shards)
           : keywordSearch(message.dir, message.query, message.eligible, message.limit, message.shard);
       post({ type: "result", id: message.id, hits: packHits(hits) });
     } catch (error) {

@@ -46,7 +46,6 @@ class SearchThread {
 
   constructor(
     private readonly dataDir: string,
-    private readonly dimension: number,
     private readonly mappings: SegmentMappings,
   ) {}
 
@@ -99,7 +98,7 @@ class SearchThread {
       this.failAll("A search thread stopped");
     });
     (worker as Worker & { unref(): void }).unref();
-    worker.postMessage({ type: "init", dataDir: this.dataDir, dimension: this.dimension } satisfies ToSearchThread);
+    worker.postMessage({ type: "init", dataDir: this.dataDir } satisfies ToSearchThread);
     for (const [dir, files] of this.mappings.held()) worker.postMessage({ type: "open", dir, files } satisfies ToSearchThread);
     return (this.worker = worker);
   }
@@ -145,9 +144,9 @@ export class SegmentSearcher {
   /** Closes waiting for the directory's waiting tasks to be sent. */
   private readonly closing: { dir: string; allSent(): void }[] = [];
 
-  constructor(dataDir: string, dimension: number) {
+  constructor(dataDir: string) {
     const count = Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
-    this.threads = Array.from({ length: count }, () => new SearchThread(dataDir, dimension, this.mappings));
+    this.threads = Array.from({ length: count }, () => new SearchThread(dataDir, this.mappings));
   }
 
   get threadCount(): number {

@@ -41,7 +41,7 @@ function keywordQuery(text: string): KeywordQuery {
 
 /** Runs `use` on real search threads with both segments open, and stops them. */
 async function withSearcher(use: (searcher: SegmentSearcher) => Promise<void>): Promise<void> {
-  const searcher = new SegmentSearcher(root, DIMENSION);
+  const searcher = new SegmentSearcher(root);
   searcher.start();
   try {
     searcher.open(vectorDir);

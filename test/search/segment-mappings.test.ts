@@ -89,7 +89,7 @@ test.skipIf(!existsSync("/sys/kernel/mm/transparent_hugepage/enabled"))("files o
 });
 
 test("the search threads answer through the HTTP thread's mapping, with the hits of the segment's own; closing lets it go", async () => {
-  const searcher = new SegmentSearcher(root, DIMENSION);
+  const searcher = new SegmentSearcher(root);
   searcher.start();
   try {
     searcher.open(dir);
@@ -114,7 +114,7 @@ test("the search threads answer through the HTTP thread's mapping, with the hits
 });
 
 test("let go, held again, searched and let go again before the threads answered: the searches read live mappings", async () => {
-  const searcher = new SegmentSearcher(root, DIMENSION);
+  const searcher = new SegmentSearcher(root);
   searcher.start();
   try {
     searcher.open(dir);
@@ -135,7 +135,7 @@ test("let go, held again, searched and let go again before the threads answered:
 });
 
 test("closed while searches of it wait for a thread: they run first, and no thread maps its files on its own", async () => {
-  const searcher = new SegmentSearcher(root, DIMENSION);
+  const searcher = new SegmentSearcher(root);
   searcher.start();
   try {
     searcher.open(dir);
