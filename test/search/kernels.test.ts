@@ -2,14 +2,14 @@
 // source compiles to; product-quantized scores are the sums of blocked codes' table bytes, 8-bit code scores
 // are bit for bit codeCosine's, at dimensions with and without a remainder mod 8, for single codes and
 // ranges, across more than one batch; the hits kept are the same as pushing every score; lists are
-// ranked by exactly dot()'s similarities, and lookup tables are exactly what those similarities round to; the read-backs (keyword window, product-quantized batch) find every score above a threshold.
+// ranked by exactly dot()'s similarities, and lookup tables are exactly what those similarities round to; the read-backs (keyword window, product-quantized batch) find every score above a threshold; packed posting values unpack at every bit width.
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { KERNELS_MODULE, kernelsModule } from "../../scripts/build-kernels.ts";
 import { CodeScan } from "../../src/search/vector/code-scan.ts";
 import { codeCosine, queryCodes } from "../../src/search/vector/int8-codes.ts";
 import { dot } from "../../src/search/vector/k-means.ts";
-import { Kernels } from "../../src/search/kernels/kernels.ts";
+import { Kernels, writeUnpackTable } from "../../src/search/kernels/kernels.ts";
 import { ListRanker } from "../../src/search/vector/list-ranker.ts";
 import { blockedLength, PQ_BLOCK, setBlockedCode } from "../../src/search/vector/pq-blocks.ts";
 import { PQ_CENTROIDS, ProductQuantizer } from "../../src/search/vector/pq.ts";
@@ -192,3 +192,25 @@ for (const [name, size] of [["firstAbove", 8], ["firstAboveF32", 4]] as const) {
     expect(firstAbove(0, count * size, -Infinity)).toBe(0);
   });
 }
+
+test("unpacking reads back values of every width from 0 to 32 bits, packed least significant bit first, at any count", () => {
+  const kernels = new Kernels();
+  const tableAt = 0;
+  const srcAt = 4096;
+  const outAt = 8192;
+  kernels.reserve(16384);
+  writeUnpackTable(kernels, tableAt);
+  const words = new Uint32Array(kernels.bytes.buffer, srcAt, 1024);
+  const out = new Uint32Array(kernels.bytes.buffer, outAt, 136);
+  for (let bits = 0; bits <= 32; bits++) {
+    for (const count of [1, 7, 8, 9, 100, 128]) {
+      const values = Array.from({ length: count }, () => (bits === 0 ? 0 : Math.floor(random() * 2 ** bits)));
+      words.fill(0);
+      values.forEach((value, i) => {
+        for (let b = 0; b < bits; b++) if (Math.floor(value / 2 ** b) % 2 === 1) words[(i * bits + b) >>> 5] |= 1 << ((i * bits + b) & 31);
+      });
+      kernels.unpackValues(srcAt, bits, count, outAt, tableAt);
+      expect(Array.from(out.subarray(0, count))).toEqual(values);
+    }
+  }
+});

@@ -1,9 +1,10 @@
 // The window of scores both keyword strategies (max-score.ts, dense-sum.ts) sum into, in the memory of a
 // WebAssembly kernel instance, so that the dense sum can hand whole posting blocks to the kernel
 // (kernels.wat sumPostingBlocks) and read the window back with it (firstAbove). Memory, from 0: the
-// scores (f64 by slot − low), the window's chunk lengths (u32), then the posting blocks being summed.
+// scores (f64 by slot − low), the window's chunk lengths (u32), the posting blocks being summed, then the
+// kernel's work room.
 import { bufferOf } from "../byte-copy.ts";
-import { Kernels } from "../kernels/kernels.ts";
+import { Kernels, SUM_WORK_BYTES, writeUnpackTable } from "../kernels/kernels.ts";
 import { BLOCK_SIZE } from "./segment-format.ts";
 import type { PostingSource } from "./posting-cursor.ts";
 
@@ -14,9 +15,12 @@ const LENGTHS_AT = MAX_WINDOW * Float64Array.BYTES_PER_ELEMENT;
 const BLOCKS_AT = LENGTHS_AT + MAX_WINDOW * Uint32Array.BYTES_PER_ELEMENT;
 /**
  * A term's blocks inside one window hold at most MAX_WINDOW postings, so at most MAX_WINDOW / BLOCK_SIZE
- * blocks of a header word and at most 8 bytes a posting; the kernel reads a word past the last.
+ * blocks of a header word and at most 8 bytes a posting; the kernel reads up to 16 bytes past the last
+ * (into the work room after them).
  */
-const BLOCKS_ROOM = (MAX_WINDOW / BLOCK_SIZE) * (4 + BLOCK_SIZE * 8) + 8;
+const BLOCKS_ROOM = (MAX_WINDOW / BLOCK_SIZE) * (4 + BLOCK_SIZE * 8);
+/** The kernel's work room (kernels.ts SUM_WORK_BYTES). */
+const WORK_AT = BLOCKS_AT + BLOCKS_ROOM;
 
 export class ScoreWindowMemory {
   readonly kernels = new Kernels();
@@ -29,7 +33,8 @@ export class ScoreWindowMemory {
   normPerTerm = 0;
 
   constructor() {
-    this.kernels.reserve(BLOCKS_AT + BLOCKS_ROOM);
+    this.kernels.reserve(WORK_AT + SUM_WORK_BYTES);
+    writeUnpackTable(this.kernels, WORK_AT);
     this.scores = new Float64Array(this.kernels.bytes.buffer, 0, MAX_WINDOW);
   }
 
@@ -49,7 +54,7 @@ export class ScoreWindowMemory {
     const from = source.blockOffset[first];
     const to = last + 1 < source.blockOffset.length ? source.blockOffset[last + 1] : words.byteLength;
     bufferOf(words).copy(this.kernels.bytes, BLOCKS_AT, from, to);
-    this.kernels.sumPostingBlocks(BLOCKS_AT, last - first + 1, lastCount, slotBefore, this.low, LENGTHS_AT, factor, this.normBase, this.normPerTerm);
+    this.kernels.sumPostingBlocks(BLOCKS_AT, last - first + 1, lastCount, slotBefore, this.low, LENGTHS_AT, factor, this.normBase, this.normPerTerm, WORK_AT);
   }
 }
 
