@@ -30,6 +30,7 @@ export class Kernels {
     normPerTerm: number,
     work: number,
   ) => void;
+  /** sumPostingBlocks' unpacking on its own, for its test. */
   readonly unpackValues: (src: number, bits: number, count: number, out: number, table: number) => void;
 
   constructor() {
@@ -65,7 +66,10 @@ const SWIZZLED_BITS = 25;
 const ENTRY_BYTES = 80;
 /** Bytes of the unpacking table (writeUnpackTable): an entry for each width up to SWIZZLED_BITS. */
 export const UNPACK_TABLE_BYTES = (SWIZZLED_BITS + 1) * ENTRY_BYTES;
-/** Room sumPostingBlocks works in: the unpacking table, then a block's gaps and tfs (128 u32s each and 8 spare). */
+/**
+ * Room sumPostingBlocks works in: the unpacking table, then a block's gaps and tfs (128 u32s each and 8
+ * spare), at the offsets kernels.wat uses (2,080 and 2,080 + 544 bytes from the room's start).
+ */
 export const SUM_WORK_BYTES = UNPACK_TABLE_BYTES + 2 * 136 * Uint32Array.BYTES_PER_ELEMENT;
 
 /**
