@@ -7,8 +7,18 @@ import { NORM_BASE, normPerTerm } from "./bm25.ts";
 import { termCursors, type SegmentSearchStrategy } from "./term-cursors.ts";
 import { MAX_WINDOW, scoreWindowMemory } from "./score-window.ts";
 import { TopK } from "../topk.ts";
+import { MarkedSlots } from "../marked-slots.ts";
 
-export const denseSumSearch: SegmentSearchStrategy = ({ segment, terms: query, stats, eligible, limit, range: [from, to] }) => {
+/**
+ * Below this share of the chunks, a filtered window is read back by walking the chunks the filter admits
+ * (marked-slots.ts) rather than every score above the threshold: with few chunks admitted the heap fills
+ * slowly, its threshold stays low, and most chunks above it were ones the filter drops. 1M chunks, the
+ * evaluation queries, top 10 / top 100, ms a query, walking against not: 1 % of the chunks 2.08 / 2.15
+ * against 2.47 / 3.43; 5 % 2.23 / 2.32 against 1.97 / 2.54; 10 % 2.47 / 2.54 against 1.85 / 2.50.
+ */
+const WALK_BELOW_SHARE = 1 / 32;
+
+export const denseSumSearch: SegmentSearchStrategy = ({ segment, terms: query, stats, eligible, eligibleShare, limit, range: [from, to] }) => {
   const terms = termCursors(segment, query, stats, from);
   const { rowids } = segment;
   const window = scoreWindowMemory();
@@ -17,6 +27,7 @@ export const denseSumSearch: SegmentSearchStrategy = ({ segment, terms: query, s
   window.normBase = NORM_BASE;
   window.normPerTerm = normPerTerm(stats.averageLength);
   const best = new TopK(limit);
+  const marked = eligible !== null && eligibleShare < WALK_BELOW_SHARE ? new MarkedSlots(rowids, eligible) : null;
   for (;;) {
     let low = to;
     for (const { cursor } of terms) low = Math.min(low, cursor.slot);
@@ -30,12 +41,23 @@ export const denseSumSearch: SegmentSearchStrategy = ({ segment, terms: query, s
     // every chunk falls short of its threshold: the kernel skips them four at a time.
     let threshold = Math.max(best.threshold, 0);
     const size = high - low;
-    const end = size * Float64Array.BYTES_PER_ELEMENT;
-    for (let at = kernels.firstAbove(0, end, threshold); at < end; at = kernels.firstAbove(at + 8, end, threshold)) {
-      const slot = low + (at >>> 3);
-      if (eligible !== null && eligible[rowids[slot]] !== 1) continue;
-      best.push(slot, scores[at >>> 3]);
-      threshold = Math.max(best.threshold, 0);
+    if (marked !== null) {
+      marked.forEachRun(low, high, (start, end) => {
+        for (let slot = start; slot < end; slot++) {
+          const score = scores[slot - low];
+          if (score <= threshold) continue;
+          best.push(slot, score);
+          threshold = Math.max(best.threshold, 0);
+        }
+      });
+    } else {
+      const end = size * Float64Array.BYTES_PER_ELEMENT;
+      for (let at = kernels.firstAbove(0, end, threshold); at < end; at = kernels.firstAbove(at + 8, end, threshold)) {
+        const slot = low + (at >>> 3);
+        if (eligible !== null && eligible[rowids[slot]] !== 1) continue;
+        best.push(slot, scores[at >>> 3]);
+        threshold = Math.max(best.threshold, 0);
+      }
     }
     scores.fill(0, 0, size);
   }

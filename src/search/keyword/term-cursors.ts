@@ -26,6 +26,8 @@ export interface SegmentQuery {
   stats: KeywordStats;
   /** By rowid; null admits every chunk. */
   eligible: Uint8Array | null;
+  /** The share of the knowledge base's chunks `eligible` admits (1 without a filter). */
+  eligibleShare: number;
   limit: number;
   range: [number, number];
 }
