@@ -1,6 +1,6 @@
 // The slots of a segment whose chunks an eligibility mask marks (one byte per rowid, mask.ts), found in
 // runs of consecutive slots (a filter keeps or drops a document's chunks together, and they are
-// consecutive). Slots are in rowid order, so where the rowids are dense the mask is walked four bytes at a
+// consecutive: a vector scan copies a run's codes at once, with 1 % of 20-chunk documents 1.74 -> 1.44 ms). Slots are in rowid order, so where the rowids are dense the mask is walked four bytes at a
 // time over the range's rowids: a filter that leaves few chunks marks few words and most of the range is
 // skipped, each marked rowid's slot found by galloping from the last (1M chunks, 1 % marked: a 500k-slot
 // shard's vector scan 6.1 -> 2.3 ms). Where the rowids are sparse, slot by slot.
