@@ -142,8 +142,8 @@ export class KeywordSegment implements PostingSource {
       if (id >= 0) terms.push({ id, weight, term });
     }
     const range = shardRange(0, this.chunkCount, shard);
-    const prune = strategy === "auto" ? prunes(this.termDf, terms, this.chunkCount, eligible ? eligibleShare : 1) : strategy === "max-score";
     const query = { segment: this, terms, stats, eligible, eligibleShare: eligible ? eligibleShare : 1, limit, range };
+    const prune = strategy === "auto" ? prunes(this.termDf, terms, this.chunkCount, query.eligibleShare) : strategy === "max-score";
     return hitsBySlot((prune ? maxScoreSearch : denseSumSearch)(query), this.rowids);
   }
 }
