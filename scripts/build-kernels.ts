@@ -12,7 +12,8 @@ export const KERNELS_MODULE = join(dir, "kernels-wasm.ts");
 /** The text of kernels-wasm.ts for the current kernels.wat. */
 export async function kernelsModule(): Promise<string> {
   const wabt = await initWabt();
-  const parsed = wabt.parseWat("kernels.wat", readFileSync(KERNELS_SOURCE, "utf8"));
+  // Relaxed SIMD: pqBlockScores' byte shuffles (Bun's JavaScriptCore runs it).
+  const parsed = wabt.parseWat("kernels.wat", readFileSync(KERNELS_SOURCE, "utf8"), { relaxed_simd: true });
   try {
     parsed.validate();
     const { buffer } = parsed.toBinary({});

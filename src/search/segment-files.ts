@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from "node:path";
 
 /** Bumped when a segment's files change shape; a segment of another format is rebuilt (index-recovery.ts). */
-export const SEGMENT_FORMAT = 5;
+export const SEGMENT_FORMAT = 6;
 
 export interface SegmentManifest {
   /** SEGMENT_FORMAT when written (absent in format 1, whose vector side was an HNSW graph). */

@@ -1,5 +1,5 @@
 // The WebAssembly search kernels (src/search/kernels/kernels.wat): the embedded module is the one the
-// source compiles to; product-quantized scores are the sums of blocked codes' table bytes, 8-bit code scores
+// source compiles to; product-quantized codes are each part's nearest centroid, and their scores are the sums of blocked codes' table bytes, 8-bit code scores
 // are bit for bit codeCosine's, at dimensions with and without a remainder mod 8, for single codes and
 // ranges, across more than one batch; the hits kept are the same as pushing every score; lists are
 // ranked by exactly dot()'s similarities, and lookup tables are exactly what those similarities round to; the read-backs (keyword window, product-quantized batch) find every score above a threshold; packed posting values unpack at every bit width.
@@ -30,12 +30,24 @@ test("kernels-wasm.ts is what kernels.wat compiles to (npm run build:kernels)", 
   expect(readFileSync(KERNELS_MODULE, "utf8")).toBe(await kernelsModule());
 });
 
-for (const parts of [64, 48, 7, 2, 1]) {
+/** The bytes of a code of four-bit `partCodes` (ProductQuantizer.encode's layout), padded to `codeBytes`. */
+function packCode(partCodes: ArrayLike<number>, codeBytes: number): Uint8Array {
+  const code = new Uint8Array(codeBytes);
+  for (let part = 0; part < partCodes.length; part++) code[part >> 1] |= partCodes[part] << ((part & 1) * 4);
+  return code;
+}
+
+/** Bytes of a code of `parts` parts (ProductQuantizer.codeBytes). */
+const codeBytesOf = (parts: number) => 2 * Math.ceil(parts / 4);
+
+for (const parts of [128, 96, 7, 2, 1]) {
   test(`product-quantized scores of ${parts}-part blocked codes: the sums of their table bytes`, () => {
-    const table = Uint8Array.from({ length: parts * PQ_CENTROIDS }, () => Math.floor(random() * 256));
+    const codeBytes = codeBytesOf(parts);
+    // Table bytes up to 63 (the kernel's bound); the padding parts' are 0.
+    const table = Uint8Array.from({ length: 2 * codeBytes * PQ_CENTROIDS }, (_, i) => (i < parts * PQ_CENTROIDS ? Math.floor(random() * 64) : 0));
     const rowCodes = Array.from({ length: COUNT }, () => Uint8Array.from({ length: parts }, () => Math.floor(random() * PQ_CENTROIDS)));
-    const codes = new Uint8Array(blockedLength(COUNT, parts));
-    rowCodes.forEach((code, position) => setBlockedCode(codes, position, code));
+    const codes = new Uint8Array(blockedLength(COUNT, codeBytes));
+    rowCodes.forEach((code, position) => setBlockedCode(codes, position, packCode(code, codeBytes)));
     const slots = Int32Array.from({ length: COUNT }, (_, position) => COUNT - position);
     const sum = (position: number) => rowCodes[position].reduce((total, code, part) => total + table[part * PQ_CENTROIDS + code], 0);
 
@@ -44,14 +56,14 @@ for (const parts of [64, 48, 7, 2, 1]) {
     const expected = new TopK(LIMIT);
     for (const [from, to] of ranges) for (let position = from; position < to; position++) expected.push(slots[position], sum(position));
     const ranged = new TopK(LIMIT);
-    const scan = new PqScan(table, codes, parts, slots, ranged);
+    const scan = new PqScan(table, codes, codeBytes, slots, ranged);
     for (const [from, to] of ranges) scan.addRange(from, to);
     scan.flush();
     expect(sortedHits(ranged)).toEqual(sortedHits(expected));
 
     // Single codes (filtered searches), mixed with a range after them; every score kept, not only the best.
     const all = new TopK(COUNT);
-    const mixed = new PqScan(table, codes, parts, slots, all);
+    const mixed = new PqScan(table, codes, codeBytes, slots, all);
     for (let position = COUNT - 1; position >= 2000; position -= 3) mixed.add(position);
     mixed.addRange(17, 40);
     mixed.flush();
@@ -62,8 +74,29 @@ for (const parts of [64, 48, 7, 2, 1]) {
   });
 }
 
-test("a lookup table's byte sums rank codes as the float similarities do, and stay within 16 bits at 512 parts", () => {
-  for (const dimension of [512, 4096]) {
+test("encoded codes are each part's nearest centroid, two parts a byte", () => {
+  const dimension = 24;
+  const codebooks = Float32Array.from({ length: dimension * PQ_CENTROIDS }, () => random() - 0.5);
+  const pq = new ProductQuantizer(dimension, codebooks);
+  const vectors = Float32Array.from({ length: 50 * dimension }, () => random() - 0.5);
+  const codes = pq.encode(vectors);
+  const d = pq.subDimension;
+  expect([pq.parts, pq.codeBytes, codes.length]).toEqual([6, 4, 50 * 4]);
+  for (let v = 0; v < 50; v++) {
+    const nearestCodes = Array.from({ length: pq.parts }, (_, part) => {
+      const distance = (code: number) => {
+        let sum = 0;
+        for (let i = 0; i < d; i++) sum += (vectors[v * dimension + part * d + i] - codebooks[(part * PQ_CENTROIDS + code) * d + i]) ** 2;
+        return sum;
+      };
+      return Array.from({ length: PQ_CENTROIDS }, (_, code) => code).reduce((best, code) => (distance(code) < distance(best) ? code : best));
+    });
+    expect([...codes.subarray(v * 4, (v + 1) * 4)]).toEqual([...packCode(nearestCodes, 4)]);
+  }
+});
+
+test("a lookup table's byte sums rank codes as the float similarities do, and stay within 16 bits past 1,040 parts", () => {
+  for (const dimension of [512, 8192]) {
     const codebooks = Float32Array.from({ length: dimension * PQ_CENTROIDS }, () => random() - 0.5);
     const pq = new ProductQuantizer(dimension, codebooks);
     const query = Float32Array.from({ length: dimension }, () => random() - 0.5);
@@ -71,7 +104,7 @@ test("a lookup table's byte sums rank codes as the float similarities do, and st
     const d = pq.subDimension;
     const similarity = (part: number, code: number) => dot(query, part * d, codebooks, (part * PQ_CENTROIDS + code) * d, d);
     // The most similar centroid of the part with the widest range gets the top byte; every part's least similar gets 0.
-    expect(Math.max(...table)).toBe(Math.min(255, Math.floor(0xffff / pq.parts)));
+    expect(Math.max(...table)).toBe(Math.min(63, Math.floor(0xffff / pq.parts)));
     for (let part = 0; part < pq.parts; part++) {
       const row = [...table.subarray(part * PQ_CENTROIDS, (part + 1) * PQ_CENTROIDS)];
       expect(Math.min(...row)).toBe(0);
@@ -79,12 +112,12 @@ test("a lookup table's byte sums rank codes as the float similarities do, and st
       for (let i = 1; i < bySimilarity.length; i++) expect(row[bySimilarity[i]]).toBeGreaterThanOrEqual(row[bySimilarity[i - 1]]);
     }
     // Blocks of codes with the highest byte in every part sum without overflow.
-    const parts = pq.parts;
-    const topCode = Uint8Array.from({ length: parts }, (_, part) => table.subarray(part * PQ_CENTROIDS, (part + 1) * PQ_CENTROIDS).indexOf(Math.max(...table.subarray(part * PQ_CENTROIDS, (part + 1) * PQ_CENTROIDS))));
-    const codes = new Uint8Array(blockedLength(PQ_BLOCK, parts));
-    for (let position = 0; position < PQ_BLOCK; position++) setBlockedCode(codes, position, topCode);
+    const rowOf = (part: number) => table.subarray(part * PQ_CENTROIDS, (part + 1) * PQ_CENTROIDS);
+    const topCode = Array.from({ length: pq.parts }, (_, part) => rowOf(part).indexOf(Math.max(...rowOf(part))));
+    const codes = new Uint8Array(blockedLength(PQ_BLOCK, pq.codeBytes));
+    for (let position = 0; position < PQ_BLOCK; position++) setBlockedCode(codes, position, packCode(topCode, pq.codeBytes));
     const best = new TopK(1);
-    const scan = new PqScan(table, codes, parts, new Int32Array(PQ_BLOCK), best);
+    const scan = new PqScan(table, codes, pq.codeBytes, new Int32Array(PQ_BLOCK), best);
     scan.addRange(0, PQ_BLOCK);
     scan.flush();
     expect(best.sorted()[0].score).toBe(topCode.reduce((total, code, part) => total + table[part * PQ_CENTROIDS + code], 0));
@@ -99,13 +132,14 @@ test("a lookup table is exactly the bytes dot() similarities round to, for every
     const d = pq.subDimension;
     for (let q = 0; q < 5; q++) {
       const query = Float32Array.from({ length: dimension }, () => random() - 0.5);
-      // The definition (pq.ts lookupTable): each part's similarities less its smallest, in steps of the widest range / top, rounded.
+      // The definition (pq.ts lookupTable): each part's similarities less its smallest, in steps of the widest range / top, rounded; padding parts 0.
       const values = Array.from({ length: pq.parts * PQ_CENTROIDS }, (_, i) => dot(query, Math.floor(i / PQ_CENTROIDS) * d, codebooks, i * d, d));
       const lowest = Array.from({ length: pq.parts }, (_, part) => Math.min(...values.slice(part * PQ_CENTROIDS, (part + 1) * PQ_CENTROIDS)));
       const widest = Math.max(...lowest.map((low, part) => Math.max(...values.slice(part * PQ_CENTROIDS, (part + 1) * PQ_CENTROIDS)) - low));
-      const perStep = Math.min(255, Math.floor(0xffff / pq.parts)) / widest;
+      const perStep = Math.min(63, Math.floor(0xffff / pq.parts)) / widest;
       const expected = values.map((value, i) => Math.round((value - lowest[Math.floor(i / PQ_CENTROIDS)]) * perStep));
-      expect([...pq.lookupTable(query)]).toEqual(expected);
+      const padding = new Array((2 * pq.codeBytes - pq.parts) * PQ_CENTROIDS).fill(0);
+      expect([...pq.lookupTable(query)]).toEqual([...expected, ...padding]);
     }
   }
 });

@@ -185,8 +185,8 @@ test("an incremental build (base + removed + added) keeps the base's centroids a
   const baseLists = base.slotLists();
   const nextLists = next.slotLists();
   const [basePositions, nextPositions] = [base.slotPositions(), next.slotPositions()];
-  const parts = base.pq!.parts;
-  const pqCode = (segment: VectorSegment, positions: Int32Array, slot: number) => blockedCode(segment.pqCodes!, positions[slot], parts);
+  const codeBytes = base.pq!.codeBytes;
+  const pqCode = (segment: VectorSegment, positions: Int32Array, slot: number) => blockedCode(segment.pqCodes!, positions[slot], codeBytes);
   for (const [slot, rowid] of next.rowids.entries()) {
     const baseSlot = base.rowids.indexOf(rowid);
     if (baseSlot < 0) continue;

@@ -7,42 +7,46 @@
   (memory (export "memory") 1)
 
   ;; Product-quantized scores (vector/pq.ts) of `blocks` blocks of 16 codes stored from `codes` in the
-  ;; blocked layout (vector/pq-blocks.ts: a block holds part 0 of its 16 codes, then part 1, ...). For each
-  ;; code, writes to `out` (f32 each, 16 per block, in lane order) the sum over parts p of
-  ;; table[p * 64 + code[p]], the table being `parts` × 64 bytes. A part's 64 table bytes are four
-  ;; registers; i8x16.swizzle looks 16 codes up in one of them at once (a lane whose index is not below
-  ;; 16 reads 0), so code - 16k picks register k and the four lookups are or-ed. The sums are kept in
-  ;; 16-bit lanes: the table's bytes are small enough for them (ProductQuantizer.lookupTable).
-  (func (export "pqBlockScores") (param $codes i32) (param $blocks i32) (param $parts i32) (param $table i32) (param $out i32)
-    (local $end i32) (local $partsEnd i32) (local $t i32) (local $code v128) (local $found v128)
-    (local $low v128) (local $high v128)
-    (local.set $end (i32.add (local.get $codes) (i32.shl (i32.mul (local.get $blocks) (local.get $parts)) (i32.const 4))))
+  ;; blocked layout (vector/pq-blocks.ts: a block holds byte 0 of its 16 codes, then byte 1, ...). A code's
+  ;; byte k holds part 2k in its low four bits and part 2k + 1 in its high four. For each code, writes to
+  ;; `out` (f32 each, 16 per block, in lane order) the sum over parts p of table[p * 16 + code of p], the
+  ;; table being 2 * `bytes` * 16 bytes, `bytes` even. A part's 16 table bytes are one register, and
+  ;; i8x16.relaxed_swizzle looks 16 codes up in it at once (its indexes are all below 16 here, where
+  ;; every engine answers as i8x16.swizzle does, without swizzle's check for larger ones). Table bytes are
+  ;; at most 63, so four parts' bytes add in 8-bit lanes; the sums are kept in 16-bit lanes.
+  (func (export "pqBlockScores") (param $codes i32) (param $blocks i32) (param $bytes i32) (param $table i32) (param $out i32)
+    (local $end i32) (local $bytesEnd i32) (local $t i32) (local $first v128) (local $second v128)
+    (local $sum v128) (local $low v128) (local $high v128)
+    (local.set $end (i32.add (local.get $codes) (i32.shl (i32.mul (local.get $blocks) (local.get $bytes)) (i32.const 4))))
     (block $done
       (loop $block
         (br_if $done (i32.ge_u (local.get $codes) (local.get $end)))
         (local.set $low (v128.const i64x2 0 0))
         (local.set $high (v128.const i64x2 0 0))
         (local.set $t (local.get $table))
-        (local.set $partsEnd (i32.add (local.get $codes) (i32.shl (local.get $parts) (i32.const 4))))
-        (block $partsDone
-          (loop $part
-            (br_if $partsDone (i32.ge_u (local.get $codes) (local.get $partsEnd)))
-            (local.set $code (v128.load align=1 (local.get $codes)))
-            (local.set $found (v128.or
-              (v128.or
-                (i8x16.swizzle (v128.load align=1 (local.get $t)) (local.get $code))
-                (i8x16.swizzle (v128.load offset=16 align=1 (local.get $t))
-                  (i8x16.sub (local.get $code) (v128.const i8x16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16))))
-              (v128.or
-                (i8x16.swizzle (v128.load offset=32 align=1 (local.get $t))
-                  (i8x16.sub (local.get $code) (v128.const i8x16 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32)))
-                (i8x16.swizzle (v128.load offset=48 align=1 (local.get $t))
-                  (i8x16.sub (local.get $code) (v128.const i8x16 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48 48))))))
-            (local.set $low (i16x8.add (local.get $low) (i16x8.extend_low_i8x16_u (local.get $found))))
-            (local.set $high (i16x8.add (local.get $high) (i16x8.extend_high_i8x16_u (local.get $found))))
-            (local.set $codes (i32.add (local.get $codes) (i32.const 16)))
+        (local.set $bytesEnd (i32.add (local.get $codes) (i32.shl (local.get $bytes) (i32.const 4))))
+        (block $bytesDone
+          (loop $step
+            (br_if $bytesDone (i32.ge_u (local.get $codes) (local.get $bytesEnd)))
+            ;; Two bytes of the 16 codes: four parts.
+            (local.set $first (v128.load align=1 (local.get $codes)))
+            (local.set $second (v128.load offset=16 align=1 (local.get $codes)))
+            (local.set $sum (i8x16.add
+              (i8x16.add
+                (i8x16.relaxed_swizzle (v128.load align=1 (local.get $t))
+                  (v128.and (local.get $first) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15)))
+                (i8x16.relaxed_swizzle (v128.load offset=16 align=1 (local.get $t))
+                  (v128.and (i16x8.shr_u (local.get $first) (i32.const 4)) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))))
+              (i8x16.add
+                (i8x16.relaxed_swizzle (v128.load offset=32 align=1 (local.get $t))
+                  (v128.and (local.get $second) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15)))
+                (i8x16.relaxed_swizzle (v128.load offset=48 align=1 (local.get $t))
+                  (v128.and (i16x8.shr_u (local.get $second) (i32.const 4)) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))))))
+            (local.set $low (i16x8.add (local.get $low) (i16x8.extend_low_i8x16_u (local.get $sum))))
+            (local.set $high (i16x8.add (local.get $high) (i16x8.extend_high_i8x16_u (local.get $sum))))
+            (local.set $codes (i32.add (local.get $codes) (i32.const 32)))
             (local.set $t (i32.add (local.get $t) (i32.const 64)))
-            (br $part)))
+            (br $step)))
         (v128.store align=4 (local.get $out) (f32x4.convert_i32x4_u (i32x4.extend_low_i16x8_u (local.get $low))))
         (v128.store offset=16 align=4 (local.get $out) (f32x4.convert_i32x4_u (i32x4.extend_high_i16x8_u (local.get $low))))
         (v128.store offset=32 align=4 (local.get $out) (f32x4.convert_i32x4_u (i32x4.extend_low_i16x8_u (local.get $high))))

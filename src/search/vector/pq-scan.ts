@@ -19,19 +19,19 @@ export class PqScan extends KernelScan {
   private runs = 0;
 
   /**
-   * `table`: the query's ProductQuantizer.lookupTable; `codes`: blocked, `parts` bytes a code, by list
-   * position; `slots`: the slot pushed into `best` for each position.
+   * `table`: the query's ProductQuantizer.lookupTable; `codes`: blocked, `codeBytes` bytes a code (even),
+   * by list position; `slots`: the slot pushed into `best` for each position.
    */
   constructor(
     table: Uint8Array,
     codes: Uint8Array,
-    private readonly parts: number,
+    codeBytes: number,
     private readonly slots: Int32Array,
     private readonly best: TopK,
   ) {
-    super(codes, parts, table.byteLength);
-    if (table.length !== parts * PQ_CENTROIDS) throw new Error(`A table of ${table.length} values does not fit codes of ${parts} parts`);
-    this.blockBytes = PQ_BLOCK * parts;
+    super(codes, codeBytes, table.byteLength);
+    if (table.length !== 2 * codeBytes * PQ_CENTROIDS) throw new Error(`A table of ${table.length} values does not fit codes of ${codeBytes} bytes`);
+    this.blockBytes = PQ_BLOCK * codeBytes;
     this.kernels.bytes.set(table);
   }
 
@@ -56,7 +56,7 @@ export class PqScan extends KernelScan {
   /** Queues the code of position `index`. */
   override add(index: number): void {
     if (this.pending === BATCH) this.flush();
-    copyBlockedCode(this.source, index, this.kernels.bytes, this.pending, this.parts, this.codesAt);
+    copyBlockedCode(this.source, index, this.kernels.bytes, this.pending, this.codeBytes, this.codesAt);
     const last = this.runs - 1;
     // Consecutive positions (a document's chunks that a filter keeps) extend the run before them.
     if (last >= 0 && runLanes[last] + runLengths[last] === this.pending && runPositions[last] + runLengths[last] === index) runLengths[last]++;
@@ -68,7 +68,7 @@ export class PqScan extends KernelScan {
   flush(): void {
     const { kernels, pending, best, slots } = this;
     if (pending === 0) return;
-    kernels.pqBlockScores(this.codesAt, Math.ceil(pending / PQ_BLOCK), this.parts, 0, this.scoresAt);
+    kernels.pqBlockScores(this.codesAt, Math.ceil(pending / PQ_BLOCK), this.codeBytes, 0, this.scoresAt);
     const scores = kernels.floats;
     for (let run = 0; run < this.runs; run++) {
       const start = this.scoresAt + 4 * runLanes[run];

@@ -1,29 +1,40 @@
 // Product quantization of the vectors of a segment's lists (vector/ivf.ts): each vector is cut into
-// sub-vectors of SUB_DIMENSION values and each sub-vector replaced by the index of the nearest of
-// PQ_CENTROIDS centroids trained for its position, so a 512-d vector is 64 bytes. A query's similarity to
-// every centroid is tabled once, in bytes; a vector's approximate score is then one table lookup per
-// sub-vector, 16 vectors at a time in WebAssembly (pq-scan.ts, pq-blocks.ts). Searches rank by this and
-// re-score the best thousand or so on the 8-bit codes (code-scan.ts).
+// sub-vectors ("parts") of SUB_DIMENSION values and each part replaced by the index of the nearest of
+// PQ_CENTROIDS centroids trained for its position: four bits, two parts a byte, so a 512-d vector is 64
+// bytes. A query's similarity to every centroid is tabled once, in bytes; a vector's approximate score is
+// then one table lookup per part, 16 vectors at a time in WebAssembly (pq-scan.ts, pq-blocks.ts). Searches
+// rank by this and re-score the best thousand or so on the 8-bit codes (code-scan.ts).
+//
+// Format 4 had 64 centroids of 8-d parts, a byte each: as many bytes, fewer bits used. On the 1M-chunk
+// bench segment (near-real vectors, 200 real queries, recall@10 against scoring every 8-bit code, the best
+// 1,000 a shard re-scored), visiting 5 / 7 / 10 % of the segment: recall 0.954 / 0.963 / 0.960 -> 0.969 /
+// 0.981 / 0.983. With a 16-entry table a lookup is one byte shuffle instead of four, and four parts'
+// bytes add without widening (tables in steps of 1/63 of the widest part's range ranked as well as
+// unrounded ones in a prototype): the kernel scores 100k codes in 0.37 ms instead of 0.65. Encoding
+// costs a quarter of the multiply-adds.
 import { Kernels } from "../kernels/kernels.ts";
 import { halfSquaredNorms, kMeans, nearest } from "./k-means.ts";
 
-/** Values per sub-vector, when the dimension allows (else the largest of 4, 2, 1 that divides it). */
-const SUB_DIMENSION = 8;
-/**
- * Centroids per part. Measured at 100k near-real vectors (scripts/bench/vector-segment.ts): with 64 the
- * re-scored top 256 lose no recall against scoring every probed vector exactly (16 lose 0.01-0.02), and
- * encoding costs 64 × dimension multiply-adds a vector (~35 s per million in JavaScript).
- */
-export const PQ_CENTROIDS = 64;
+/** Values per part, when the dimension allows (else the largest of 2, 1 that divides it). */
+const SUB_DIMENSION = 4;
+/** Centroids per part: a part's code is four bits. */
+export const PQ_CENTROIDS = 16;
 const CENTROIDS = PQ_CENTROIDS;
+/** The kernel adds four parts' table bytes in 8 bits (kernels.wat pqBlockScores): each at most 63. */
+const TABLE_TOP = 63;
 const TRAIN_ROUNDS = 10;
 /** Vectors encoded per pass over the parts. */
 const ENCODE_BATCH = 4096;
 
 export class ProductQuantizer {
   readonly subDimension: number;
-  /** Sub-vectors per vector: the bytes of one vector's code. */
+  /** Sub-vectors per vector. */
   readonly parts: number;
+  /**
+   * Bytes of one vector's code: two parts a byte, in whole steps of the kernel (four parts). Parts past
+   * `parts` are padding: code 0, whose table bytes are 0.
+   */
+  readonly codeBytes: number;
   /** A copy of the codebooks in a kernel instance's memory, for the tables (made at the first). */
   private kernels: Kernels | null = null;
 
@@ -34,6 +45,7 @@ export class ProductQuantizer {
   ) {
     this.subDimension = subDimensionOf(dimension);
     this.parts = dimension / this.subDimension;
+    this.codeBytes = codeBytesOf(this.parts);
     if (codebooks.length !== dimension * CENTROIDS) throw new Error(`Product quantizer codebooks hold ${codebooks.length} values, not ${dimension * CENTROIDS}`);
   }
 
@@ -49,10 +61,11 @@ export class ProductQuantizer {
     return pq;
   }
 
-  /** The codes of `vectors` (n × dimension): parts bytes per vector. */
+  /** The codes of `vectors` (n × dimension): codeBytes per vector, part p in byte p / 2 (even parts in the low four bits). */
   encode(vectors: Float32Array): Uint8Array {
     const n = vectors.length / this.dimension;
-    const codes = new Uint8Array(n * this.parts);
+    const { codeBytes } = this;
+    const codes = new Uint8Array(n * codeBytes);
     const d = this.subDimension;
     for (let start = 0; start < n; start += ENCODE_BATCH) {
       const batch = vectors.subarray(start * this.dimension, Math.min(n, start + ENCODE_BATCH) * this.dimension);
@@ -60,17 +73,19 @@ export class ProductQuantizer {
         const centroids = this.codebooks.subarray(part * CENTROIDS * d, (part + 1) * CENTROIDS * d);
         const halfNorms = halfSquaredNorms(centroids, d);
         const points = this.subVectors(batch, part);
-        for (let v = 0; v < points.length / d; v++) codes[(start + v) * this.parts + part] = nearest(centroids, halfNorms, 0, CENTROIDS, points, v * d, d);
+        const [byte, shift] = [part >> 1, (part & 1) * 4];
+        for (let v = 0; v < points.length / d; v++) codes[(start + v) * codeBytes + byte] |= nearest(centroids, halfNorms, 0, CENTROIDS, points, v * d, d) << shift;
       }
     }
     return codes;
   }
 
   /**
-   * The query's similarity to every centroid of every part (parts × PQ_CENTROIDS, by part then code), as
-   * bytes for the kernel: each part's values less the part's smallest, in steps of the widest part's
-   * range / top, rounded. A vector's sum of its parts' bytes then ranks it as the float sum would, up to
-   * half a step per part; `top` (255, less past 257 parts) keeps every sum within 16 bits.
+   * The query's similarity to every centroid of every part (2 × codeBytes × PQ_CENTROIDS, by part then
+   * code; the padding parts' are 0), as bytes for the kernel: each part's values less the part's
+   * smallest, in steps of the widest part's range / top, rounded. A vector's sum of its parts' bytes then
+   * ranks it as the float sum would, up to half a step per part; `top` (TABLE_TOP, less past 1,040 parts)
+   * keeps every sum within 16 bits.
    */
   lookupTable(query: Float32Array): Uint8Array {
     const d = this.subDimension;
@@ -97,9 +112,9 @@ export class ProductQuantizer {
       lowest[part] = low;
       widest = Math.max(widest, high - low);
     }
-    const top = Math.min(255, Math.floor(0xffff / this.parts));
+    const top = Math.min(TABLE_TOP, Math.floor(0xffff / this.parts));
     const perStep = widest > 0 ? top / widest : 0;
-    const table = new Uint8Array(this.parts * CENTROIDS);
+    const table = new Uint8Array(2 * this.codeBytes * CENTROIDS);
     for (let part = 0; part < this.parts; part++) {
       const low = lowest[part];
       for (let i = part * CENTROIDS; i < (part + 1) * CENTROIDS; i++) table[i] = roundNonNegative((values[first + i] - low) * perStep);
@@ -127,7 +142,12 @@ export class ProductQuantizer {
 }
 
 function subDimensionOf(dimension: number): number {
-  return [SUB_DIMENSION, 4, 2, 1].find((size) => dimension % size === 0)!;
+  return [SUB_DIMENSION, 2, 1].find((size) => dimension % size === 0)!;
+}
+
+/** Bytes of a code of `parts` four-bit parts, padded to the kernel's step of four parts. */
+function codeBytesOf(parts: number): number {
+  return 2 * Math.ceil(parts / 4);
 }
 
 /** The tables' kernel memory: the query (f64) at 0, then its similarities (f64), then the codebooks (f32). */

@@ -25,15 +25,16 @@ export const SEGMENT_FILES = {
   listRowids: "list-rowids.i32",
   /** Float32 × dimension × PQ_CENTROIDS: the product quantizer's codebooks (vector/pq.ts); absent for one list. */
   pqCodebooks: "pq-codebooks.f32",
-  /** Uint8 × (dimension / sub-vector size) per entry of list-slots, in its order, blocked (vector/pq-blocks.ts). */
+  /** ProductQuantizer.codeBytes per entry of list-slots, in its order, blocked (vector/pq-blocks.ts). */
   pqCodes: "pq-codes.u8",
 } as const;
 
 /**
  * Format 1 was an HNSW graph, format 2 an inverted file without list-rowids and groups, format 3 stored
- * the product-quantized codes one after another; a segment of an older format is rebuilt (index-recovery.ts).
+ * the product-quantized codes one after another, format 4 had 6-bit codes of 8-d parts (vector/pq.ts); a
+ * segment of an older format is rebuilt (index-recovery.ts).
  */
-const FORMAT = 4;
+const FORMAT = 5;
 
 export interface SegmentMeta {
   format: typeof FORMAT;

@@ -197,18 +197,18 @@ function pqCodesByPosition(
   vectors: WrittenVectors,
   base: { codes: Uint8Array; positionOf: Int32Array } | null,
 ): Uint8Array {
-  const parts = pq.parts;
-  const codes = new Uint8Array(blockedLength(listSlots.length, parts));
+  const { codeBytes } = pq;
+  const codes = new Uint8Array(blockedLength(listSlots.length, codeBytes));
   const pending: number[] = [];
   const encode = () => {
     const encoded = pq.encode(vectors.read(pending.map((position) => listSlots[position])));
-    pending.forEach((position, i) => setBlockedCode(codes, position, encoded.subarray(i * parts, (i + 1) * parts)));
+    pending.forEach((position, i) => setBlockedCode(codes, position, encoded.subarray(i * codeBytes, (i + 1) * codeBytes)));
     pending.length = 0;
   };
   for (let position = 0; position < listSlots.length; position++) {
     const baseSlot = baseSlotOf[listSlots[position]];
     if (base && baseSlot >= 0) {
-      copyBlockedCode(base.codes, base.positionOf[baseSlot], codes, position, parts);
+      copyBlockedCode(base.codes, base.positionOf[baseSlot], codes, position, codeBytes);
       continue;
     }
     pending.push(position);

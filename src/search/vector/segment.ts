@@ -3,8 +3,8 @@
 // lists around centroids. Opening maps the files into memory, in well under a millisecond at any size;
 // only the pages a search touches become resident.
 //
-// A search walks the lists nearest the query until it has visited a budget of vectors (10 % of the
-// segment, at least 4,096) and holds `limit` hits, ranking them by their product-quantized codes
+// A search walks the lists nearest the query until it has visited a budget of vectors (SEARCH_TUNING: 6 %
+// of the segment, at least 20,000) and holds `limit` hits, ranking them by their product-quantized codes
 // (vector/pq.ts), then re-scores the best thousand or so on the 8-bit codes. A filter skips ineligible
 // vectors as they are visited (the lists' rowids are stored in list order, so that check reads memory in
 // order); when it leaves few chunks (an eighth of the budget), they are all scored exactly instead. One
@@ -40,11 +40,13 @@ export interface SearchTuning {
 }
 
 /**
- * Measured with scripts/bench/vector-segment.ts on 1M near-real vectors (14k real passages' embeddings,
- * each with ~70 noisy copies; real queries): recall@10 against exact float cosine 0.848 / 0.93 / 0.968 /
- * 0.986 visiting 2 / 5 / 10 / 20 % of the segment, p50 1.7 / 2.2 / 3.1 / 4.7 ms on one core.
+ * Measured on the 1M-chunk segment of bench:scale (near-real vectors: 14k real passages' embeddings, each
+ * with ~70 noisy copies; 200 real queries), recall@10 against scoring every 8-bit code: 0.953 / 0.969 /
+ * 0.974 / 0.981 / 0.983 visiting 4 / 5 / 6 / 7 / 10 % of the segment (format 4's 6-bit codes: 0.954 at
+ * 5 %, 0.960 at 10 %). The vector side of a search, top 100 on one thread, 16 rounds interleaved with
+ * format 4 at 10 %: 3.04 -> 1.93 ms (medians).
  */
-export const SEARCH_TUNING: SearchTuning = { visitedShare: 0.1, minVisited: 20_000 };
+export const SEARCH_TUNING: SearchTuning = { visitedShare: 0.06, minVisited: 20_000 };
 /** Candidates re-scored on the 8-bit codes: RERANK_FACTOR × limit, at least RERANK_MIN. */
 const RERANK_FACTOR = 10;
 const RERANK_MIN = 1000;
@@ -107,7 +109,7 @@ export class VectorSegment {
       mapped(SEGMENT_FILES.listSlots, count, Int32Array),
       mapped(SEGMENT_FILES.listRowids, count, Int32Array),
       pq,
-      pq ? mapped(SEGMENT_FILES.pqCodes, blockedLength(count, pq.parts), Uint8Array) : null,
+      pq ? mapped(SEGMENT_FILES.pqCodes, blockedLength(count, pq.codeBytes), Uint8Array) : null,
     );
   }
 
@@ -154,7 +156,7 @@ export class VectorSegment {
     // The scans share the thread's kernel memory: each is flushed before the next one is used.
     const probes = shards.map((shard) => {
       const approximate = new TopK(Math.max(RERANK_MIN, RERANK_FACTOR * limit));
-      return { shard, approximate, scan: new PqScan(table, this.pqCodes!, this.pq!.parts, listSlots, approximate) };
+      return { shard, approximate, scan: new PqScan(table, this.pqCodes!, this.pq!.codeBytes, listSlots, approximate) };
     });
     let searching = probes;
     let visited = 0;
@@ -192,8 +194,8 @@ export class VectorSegment {
     const next = ranking.next();
     if (next.done) return [];
     const lists = [next.value];
-    const parts = this.pq!.parts;
-    const codeBytes = (list: number) => blockedRange(this.listStarts[list], this.listStarts[list + 1], parts);
+    const bytesPerCode = this.pq!.codeBytes;
+    const codeBytes = (list: number) => blockedRange(this.listStarts[list], this.listStarts[list + 1], bytesPerCode);
     if (inMemory(this.pqCodes!, codeBytes(lists[0])[0])) return lists;
     let ahead = this.listStarts[lists[0] + 1] - this.listStarts[lists[0]];
     while (ahead < budget) {
