@@ -12,8 +12,7 @@ export const KERNELS_MODULE = join(dir, "kernels-wasm.ts");
 /** The text of kernels-wasm.ts for the current kernels.wat. */
 export async function kernelsModule(): Promise<string> {
   const wabt = await initWabt();
-  // Relaxed SIMD: pqBlockScores' byte shuffles (Bun's JavaScriptCore runs it).
-  const parsed = wabt.parseWat("kernels.wat", readFileSync(KERNELS_SOURCE, "utf8"), { relaxed_simd: true });
+  const parsed = wabt.parseWat("kernels.wat", readFileSync(KERNELS_SOURCE, "utf8"));
   try {
     parsed.validate();
     const { buffer } = parsed.toBinary({});
