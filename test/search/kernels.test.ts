@@ -71,6 +71,18 @@ for (const parts of [128, 96, 7, 2, 1]) {
     expect(scores.size).toBe(Math.ceil((COUNT - 2000) / 3) + 23);
     for (let position = COUNT - 1; position >= 2000; position -= 3) expect(scores.get(slots[position])).toBe(sum(position));
     for (let position = 17; position < 40; position++) expect(scores.get(slots[position])).toBe(sum(position));
+
+    // A mask checked as scores are read back: ranges scored whole, only the marked positions' rowids offered.
+    const rowids = Int32Array.from({ length: COUNT }, (_, position) => 2 * position + 1);
+    const marked = new Uint8Array(2 * COUNT + 2);
+    for (let position = 0; position < COUNT; position++) if (random() < 0.3) marked[rowids[position]] = 1;
+    const expectedMarked = new TopK(LIMIT);
+    for (const [from, to] of ranges) for (let position = from; position < to; position++) if (marked[rowids[position]] === 1) expectedMarked.push(slots[position], sum(position));
+    const masked = new TopK(LIMIT);
+    const maskedScan = new PqScan(table, codes, codeBytes, slots, masked, { mask: marked, rowids });
+    for (const [from, to] of ranges) maskedScan.addRange(from, to);
+    maskedScan.flush();
+    expect(sortedHits(masked)).toEqual(sortedHits(expectedMarked));
   });
 }
 

@@ -28,6 +28,8 @@ export class PqScan extends KernelScan {
     codeBytes: number,
     private readonly slots: Int32Array,
     private readonly best: TopK,
+    /** Offers only the positions whose rowid (`rowids`, by position) the mask marks; null: every one. */
+    private readonly eligible: { mask: Uint8Array; rowids: Int32Array } | null = null,
   ) {
     super(codes, codeBytes, table.byteLength);
     if (table.length !== 2 * codeBytes * PQ_CENTROIDS) throw new Error(`A table of ${table.length} values does not fit codes of ${codeBytes} bytes`);
@@ -66,7 +68,7 @@ export class PqScan extends KernelScan {
 
   /** Scores the queued codes and offers those that beat the weakest held to `best`. */
   flush(): void {
-    const { kernels, pending, best, slots } = this;
+    const { kernels, pending, best, slots, eligible } = this;
     if (pending === 0) return;
     kernels.pqBlockScores(this.codesAt, Math.ceil(pending / PQ_BLOCK), this.codeBytes, 0, this.scoresAt);
     const scores = kernels.floats;
@@ -76,7 +78,8 @@ export class PqScan extends KernelScan {
       // Lane at byte `at` holds position runPositions[run] + (at - start) / 4.
       const positionBase = runPositions[run] - start / 4;
       for (let at = kernels.firstAboveF32(start, end, best.threshold); at < end; at = kernels.firstAboveF32(at + 4, end, best.threshold)) {
-        best.push(slots[positionBase + at / 4], scores[at / 4]);
+        const position = positionBase + at / 4;
+        if (eligible === null || eligible.mask[eligible.rowids[position]] === 1) best.push(slots[position], scores[at / 4]);
       }
     }
     this.runs = 0;

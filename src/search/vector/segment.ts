@@ -7,8 +7,8 @@
 // of the segment, 10 % under a filter, at least 20,000) and holds `limit` hits, ranking them by their
 // product-quantized codes (vector/pq.ts), then re-scores the best thousand or so on the 8-bit codes. A
 // filter skips ineligible vectors as they are visited (the lists' rowids are stored in list order, so that
-// check reads memory in order); when it leaves few chunks (a third of the budget), they are all scored
-// exactly instead. One list (a small segment) is always scored exactly. Either way a search never returns fewer than min(limit,
+// check reads memory in order, or, under a broad filter, as scores are read back); when it leaves few
+// chunks (a third of the budget), they are all scored exactly instead. One list (a small segment) is always scored exactly. Either way a search never returns fewer than min(limit,
 // eligible chunks in the segment) hits. Every hit is scored on the codes, exactly as the in-memory
 // VectorIndex scores (vector/int8-codes.ts), so the two can be merged.
 import { join } from "node:path";
@@ -62,6 +62,14 @@ const RERANK_MIN = 1000;
  * walking the lists 5.2-7.6 ms.
  */
 const EXACT_BELOW_SHARE_OF_BUDGET = 3;
+/**
+ * Under a filter admitting at least this share of the segment, the lists' codes are scored whole and the
+ * filter checked only for the scores read back (those above the weakest candidate held), instead of
+ * checking every position and queuing the eligible codes one by one. The same hits; at 1M chunks, 100
+ * queries, 6 interleaved rounds, filters admitting 5 / 10 / 25 / 50 %: 3.4 / 3.9 / 5.6 / 8.7 -> 3.1 / 3.0 /
+ * 2.9 / 3.4 ms a search (medians). At 3 % (another run) both took 5.8 ms.
+ */
+const MASK_AT_READ_BACK_SHARE = 1 / 32;
 
 
 export class VectorSegment {
@@ -165,9 +173,11 @@ export class VectorSegment {
     const { listStarts, listSlots, listRowids } = this;
     const table = this.pq.lookupTable(query);
     // The scans share the thread's kernel memory: each is flushed before the next one is used.
+    const checkAtReadBack = eligible !== null && eligibleCount >= this.count * MASK_AT_READ_BACK_SHARE;
     const probes = shards.map((shard) => {
       const approximate = new TopK(Math.max(RERANK_MIN, RERANK_FACTOR * limit));
-      return { shard, approximate, scan: new PqScan(table, this.pqCodes!, this.pq!.codeBytes, listSlots, approximate) };
+      const mask = checkAtReadBack ? { mask: eligible!, rowids: listRowids } : null;
+      return { shard, approximate, scan: new PqScan(table, this.pqCodes!, this.pq!.codeBytes, listSlots, approximate, mask) };
     });
     let searching = probes;
     let visited = 0;
@@ -175,7 +185,7 @@ export class VectorSegment {
     const visit = (list: number): boolean => {
       for (const { shard, scan } of searching) {
         const [start, end] = shardRange(listStarts[list], listStarts[list + 1], shard);
-        if (eligible === null) scan.addRange(start, end);
+        if (eligible === null || checkAtReadBack) scan.addRange(start, end);
         else for (let position = start; position < end; position++) if (eligible[listRowids[position]] === 1) scan.add(position);
         scan.flush();
       }
