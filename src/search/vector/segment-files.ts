@@ -34,7 +34,7 @@ export const SEGMENT_FILES = {
  * the product-quantized codes one after another, format 4 had 6-bit codes of 8-d parts (vector/pq.ts); a
  * segment of an older format is rebuilt (index-recovery.ts).
  */
-const FORMAT = 5;
+export const FORMAT = 5;
 
 export interface SegmentMeta {
   format: typeof FORMAT;
