@@ -8,9 +8,10 @@
 // product-quantized codes (vector/pq.ts), then re-scores the best thousand or so on the 8-bit codes. A
 // filter skips ineligible vectors as they are visited (the lists' rowids are stored in list order, so that
 // check reads memory in order, or, under a broad filter, as scores are read back); when it leaves few
-// chunks (a third of the budget), they are all scored exactly instead. One list (a small segment) is always scored exactly. Either way a search never returns fewer than min(limit,
-// eligible chunks in the segment) hits. Every hit is scored on the codes, exactly as the in-memory
-// VectorIndex scores (vector/int8-codes.ts), so the two can be merged.
+// chunks (a third of the budget), they are all scored exactly instead. One list (a small segment) is
+// always scored exactly. Either way a search never returns fewer than min(limit, eligible chunks in the
+// segment) hits. Every hit is scored on the codes, exactly as the in-memory VectorIndex scores
+// (vector/int8-codes.ts), so the two can be merged.
 import { join } from "node:path";
 import { TopK } from "../topk.ts";
 import { MarkedSlots } from "../marked-slots.ts";
@@ -172,12 +173,11 @@ export class VectorSegment {
     }
     const { listStarts, listSlots, listRowids } = this;
     const table = this.pq.lookupTable(query);
+    const readBackMask = eligible !== null && eligibleCount >= this.count * MASK_AT_READ_BACK_SHARE ? { mask: eligible, rowids: listRowids } : null;
     // The scans share the thread's kernel memory: each is flushed before the next one is used.
-    const checkAtReadBack = eligible !== null && eligibleCount >= this.count * MASK_AT_READ_BACK_SHARE;
     const probes = shards.map((shard) => {
       const approximate = new TopK(Math.max(RERANK_MIN, RERANK_FACTOR * limit));
-      const mask = checkAtReadBack ? { mask: eligible!, rowids: listRowids } : null;
-      return { shard, approximate, scan: new PqScan(table, this.pqCodes!, this.pq!.codeBytes, listSlots, approximate, mask) };
+      return { shard, approximate, scan: new PqScan(table, this.pqCodes!, this.pq!.codeBytes, listSlots, approximate, readBackMask) };
     });
     let searching = probes;
     let visited = 0;
@@ -185,7 +185,7 @@ export class VectorSegment {
     const visit = (list: number): boolean => {
       for (const { shard, scan } of searching) {
         const [start, end] = shardRange(listStarts[list], listStarts[list + 1], shard);
-        if (eligible === null || checkAtReadBack) scan.addRange(start, end);
+        if (eligible === null || readBackMask !== null) scan.addRange(start, end);
         else for (let position = start; position < end; position++) if (eligible[listRowids[position]] === 1) scan.add(position);
         scan.flush();
       }
@@ -215,9 +215,8 @@ export class VectorSegment {
     const next = ranking.next();
     if (next.done) return [];
     const lists = [next.value];
-    const bytesPerCode = this.pq!.codeBytes;
-    const codeBytes = (list: number) => blockedRange(this.listStarts[list], this.listStarts[list + 1], bytesPerCode);
-    if (inMemory(this.pqCodes!, codeBytes(lists[0])[0])) return lists;
+    const codeRange = (list: number) => blockedRange(this.listStarts[list], this.listStarts[list + 1], this.pq!.codeBytes);
+    if (inMemory(this.pqCodes!, codeRange(lists[0])[0])) return lists;
     let ahead = this.listStarts[lists[0] + 1] - this.listStarts[lists[0]];
     while (ahead < budget) {
       const list = ranking.next();
@@ -227,7 +226,7 @@ export class VectorSegment {
     }
     const rowidBytes = Int32Array.BYTES_PER_ELEMENT;
     for (const list of lists) {
-      willNeed(this.pqCodes!, ...codeBytes(list));
+      willNeed(this.pqCodes!, ...codeRange(list));
       if (filtered) willNeed(this.listRowids, this.listStarts[list] * rowidBytes, this.listStarts[list + 1] * rowidBytes);
     }
     return lists;
