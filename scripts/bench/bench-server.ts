@@ -70,7 +70,17 @@ export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   return { rssMb: Math.round(kb("VmRSS") / 1024), peakMb: Math.round(kb("VmHWM") / 1024) };
 }
 
-/** Latencies of `requests` searches sent by `clients` concurrent clients. */
+/** CPU time the process has used, all its threads, in ms (Linux; 10 ms steps). */
+export function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const [utime, stime] = stat.slice(stat.lastIndexOf(")") + 2).split(" ").slice(11, 13).map(Number);
+  return (utime + stime) * 10;
+}
+
+/**
+ * Latencies of `requests` searches sent by `clients` concurrent clients; with `serverPid`, also the server's
+ * CPU time a search (all its threads), which bounds what 8 clients can get on a machine's cores.
+ */
 export async function measureSearches(
   url: string,
   token: string,
@@ -79,9 +89,11 @@ export async function measureSearches(
   body: Record<string, unknown>,
   clients: number,
   requests: number,
+  serverPid?: number,
 ) {
   const latencies: number[] = [];
   let next = 0;
+  const cpuBefore = serverPid === undefined ? 0 : cpuMsOf(serverPid);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
@@ -94,8 +106,10 @@ export async function measureSearches(
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const serverCpuMs = serverPid === undefined ? NaN : (cpuMsOf(serverPid) - cpuBefore) / latencies.length;
   latencies.sort((a, b) => a - b);
-  return { p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), qps: latencies.length / seconds };
+  const mean = latencies.reduce((sum, ms) => sum + ms, 0) / latencies.length;
+  return { p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), mean, qps: latencies.length / seconds, serverCpuMs };
 }
 
 export function evalQueries(): string[] {
