@@ -1,6 +1,7 @@
 // A search thread: holds open segments and answers searches on them, so that scoring a million chunks
-// never holds up the HTTP thread. There is one per core (segment-searcher.ts), and each search is split
-// between them: every thread scores its shard of the segment (shard.ts), so one search uses every core.
+// never holds up the HTTP thread. There is one per core (segment-searcher.ts), and a search that finds
+// them idle is split between them: every thread scores its shard of the segment (shard.ts), so one
+// search uses every core.
 // A segment's files are read through views of the HTTP thread's mappings (segment-mappings.ts).
 import { prepareRuntime } from "../runtime/index.ts";
 import { KeywordSegment } from "./keyword/index.ts";

@@ -1,6 +1,7 @@
 // The HTTP thread's handle on the search threads (search-thread.ts): one per core, up to MAX_THREADS.
 // A search is split into tasks, each scoring a shard of the segment (shard.ts), and their hits are
-// merged: one search uses every core, and concurrent searches share them. The two sides of a hybrid
+// merged: a search that finds the threads idle uses every core, and under load each search is one task
+// (splitWays), so concurrent searches share the cores without repeating work. The two sides of a hybrid
 // search run at the same time, so each is split into as many tasks as its share of the threads
 // (splitting both across all of them only repeated each shard's fixed work: at 1M chunks on 2 cores, 3
 // interleaved runs: p95 one client 12.7 -> 11.8 ms, 8 clients 62.8 -> 57.3 ms; server CPU 11.1 -> 10.5 ms
@@ -135,6 +136,22 @@ const MAX_THREADS = 4;
  */
 const IN_FLIGHT = 2;
 
+/**
+ * How many tasks a single-mode search that starts now is split into, given the tasks waiting for a thread
+ * and the tasks each thread has in hand: one for each idle thread, one when none is idle. Splitting only
+ * shortens a search while other threads would otherwise wait; once searches queue, each split repeats
+ * its fixed work (messages, list ranking and tables, term lookups) and gains nothing, as every core is
+ * busy anyway ("adaptive parallelism", as in Jeon et al., EuroSys 2013). The hits are the same either way
+ * (see SegmentSearcher.vector and .keyword). 1M chunks, 2 cores, 8 clients, 10 interleaved rounds,
+ * medians, always split -> split when idle: server CPU a search keyword 5.80 -> 4.84 ms, vector 7.65 ->
+ * 6.17, under a 1 % filter 6.25 -> 5.58 and 5.66 -> 5.29; p95 35.1 -> 32.3, 45.0 -> 38.0, 45.2 -> 44.1
+ * and 34.2 -> 34.2 ms. One client's searches find the threads idle: split as before.
+ */
+export function splitWays(waitingTasks: number, inHand: readonly number[]): number {
+  if (waitingTasks > 0) return 1;
+  return Math.max(1, inHand.filter((tasks) => tasks === 0).length);
+}
+
 export class SegmentSearcher {
   private readonly threads: SearchThread[];
   private readonly mappings = new SegmentMappings();
@@ -183,13 +200,13 @@ export class SegmentSearcher {
   }
 
   /**
-   * The vector search on the segment: a task for every thread, or for a hybrid search's vector share of
-   * them. Either way its shards are one per thread, so it finds the same hits: a task with several scores
-   * them in one pass (vector/segment.ts).
+   * The vector search on the segment: a task for every idle thread (splitWays), or for a hybrid search's
+   * vector share of the threads. Either way its shards are one per thread, so it finds the same hits: a
+   * task with several scores them in one pass (vector/segment.ts).
    */
   vector(dir: string, query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number, side: SearchSide = nextSearch(false)): Promise<RowidHit[]> {
     const shards = allShards(this.threads.length);
-    const tasks = side.hybrid ? this.hybridShares().vector : this.threads.length;
+    const tasks = side.hybrid ? this.hybridShares().vector : this.splitNow();
     return this.run(
       limit,
       side,
@@ -197,9 +214,9 @@ export class SegmentSearcher {
     );
   }
 
-  /** The keyword search on the segment: a shard for every thread, or for a hybrid search's keyword share of them (exact either way). */
+  /** The keyword search on the segment: a shard for every idle thread (splitWays), or for a hybrid search's keyword share of the threads (exact either way). */
   keyword(dir: string, query: KeywordQuery, eligible: Uint8Array | null, limit: number, side: SearchSide = nextSearch(false)): Promise<RowidHit[]> {
-    const shards = allShards(side.hybrid ? this.hybridShares().keyword : this.threads.length);
+    const shards = allShards(side.hybrid ? this.hybridShares().keyword : this.splitNow());
     return this.run(
       limit,
       side,
@@ -210,6 +227,11 @@ export class SegmentSearcher {
   stop(): void {
     for (const thread of this.threads) thread.stop();
     this.prefetch.stop();
+  }
+
+  /** splitWays for a search that starts now. */
+  private splitNow(): number {
+    return splitWays(this.waiting.length, this.threads.map((thread) => thread.inHand));
   }
 
   /** How many tasks each side of a hybrid search is split into: half the threads (rounded up) for the keyword side, the rest (at least one) for the vector side. */

@@ -1,7 +1,7 @@
 // The search threads take up tasks as they get free, the oldest search's first (segment-searcher.ts,
-// search-order.ts): searches answer as they do one at a time, and a side sent late (a hybrid search's
-// vector side, after its embedding) goes ahead of newer searches' waiting tasks. Checked on real segments
-// and real search threads.
+// search-order.ts): searches answer as they do one at a time (then split across the idle threads; at once,
+// most are one task each: splitWays), and a side sent late (a hybrid search's vector side, after its
+// embedding) goes ahead of newer searches' waiting tasks. Checked on real segments and real search threads.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
