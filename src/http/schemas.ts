@@ -60,13 +60,23 @@ export function errorResponses(...statuses: number[]) {
 /** The errors every authenticated /v1 route can return. */
 export const V1_ERRORS = [400, 401, 429, 500] as const;
 
+/**
+ * A query parameter holding a whole number from `min` to `max`, written in decimal digits: Number() would
+ * also take "1e1", "0x10", " 5" and "" (as 0), and a repeated parameter came out as NaN.
+ */
+export function wholeNumberParam(min: number, max: number) {
+  const rule = `must be a whole number from ${min} to ${max}`;
+  return z
+    .string(rule)
+    .regex(/^[0-9]{1,10}$/, rule)
+    .transform(Number)
+    .pipe(z.number().min(min, rule).max(max, rule))
+    .meta({ type: "integer", minimum: min, maximum: max, pattern: undefined });
+}
+
 export const PaginationQuery = z.object({
   cursor: z.string().optional().describe("Opaque cursor from meta.cursor of the previous page of the same list; any other value is a 400"),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PAGE_SIZE)
+  limit: wholeNumberParam(1, MAX_PAGE_SIZE)
     .default(DEFAULT_PAGE_SIZE)
     .describe(`Page size, 1–${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`),
 });

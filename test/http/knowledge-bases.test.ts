@@ -92,12 +92,15 @@ describe("knowledge bases", () => {
 
     const small = await server.request("GET", "/v1/knowledge-bases?limit=2", { token: account.apiKey });
     expect(small.body.data).toHaveLength(2);
-    for (const bad of ["limit=0", "limit=101", "limit=abc", "cursor=%%%", "cursor=bm90LWpzb24"]) {
+    // limit is written in decimal digits: not as 1e1, 0x10, with a space, empty, or twice
+    const badLimits = ["limit=0", "limit=101", "limit=abc", "limit=1e1", "limit=0x10", "limit=%205", "limit=", "limit=1.5", "limit=1&limit=2"];
+    for (const bad of [...badLimits, "cursor=%%%", "cursor=bm90LWpzb24"]) {
       const res = await server.request("GET", `/v1/knowledge-bases?${bad}`, { token: account.apiKey });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("VALIDATION_ERROR");
       // query parameters are named the same way whichever check refused them
       expect(res.body.error.details.issues[0].path).toEqual(["query", bad.split("=")[0]]);
+      if (badLimits.includes(bad)) expect(res.body.error.details.issues[0].message).toBe("must be a whole number from 1 to 100");
     }
     expect((await server.request("GET", "/v1/knowledge-bases?limit=100", { token: account.apiKey })).status).toBe(200);
   });

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
-import { PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
+import { PaginationQuery, wholeNumberParam, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
 import { getRequestLogEntry, listRequestLog } from "../../store/requests.ts";
 import { REQUEST_LOG_RETENTION_DAYS, requestLogKeptSince } from "../../store/request-log-writer.ts";
 
@@ -37,7 +37,7 @@ const ListQuery = PaginationQuery.extend({
     .optional()
     .describe(`HTTP method, one of ${HTTP_METHODS.join(", ")} (any case)`),
   status: z.enum(["2xx", "4xx", "5xx"]).optional().describe("Status class: 2xx, 4xx or 5xx (the API sends no other)"),
-  status_code: z.coerce.number().int().min(100).max(599).optional().describe("Exact status code"),
+  status_code: wholeNumberParam(100, 599).optional().describe("Exact status code"),
   path: z.string().min(1).max(1024).optional().describe("Substring of the request path (case-sensitive)"),
   kb_id: prefixedId("kb").optional(),
   auth_type: z.enum(["api_key", "jwt"]).default("api_key").describe("api_key (default): API calls; jwt: dashboard requests"),
