@@ -252,6 +252,10 @@
     (param $low i32) (param $lengths i32) (param $factor f64) (param $normBase f64) (param $normPerTerm f64) (param $work i32)
     (local $count i32) (local $gapBits i32) (local $tfBits i32) (local $tfsAt i32) (local $offset i32) (local $tf f64)
     (local $gaps i32) (local $tfs i32) (local $gap i32) (local $gapsEnd i32)
+    (local $offset2 i32) (local $tf2 v128) (local $pair v128) (local $factor2 v128) (local $normBase2 v128) (local $normPerTerm2 v128)
+    (local.set $factor2 (f64x2.splat (local.get $factor)))
+    (local.set $normBase2 (f64x2.splat (local.get $normBase)))
+    (local.set $normPerTerm2 (f64x2.splat (local.get $normPerTerm)))
     (local.set $gaps (i32.add (local.get $work) (i32.const 2080)))
     (local.set $tfs (i32.add (local.get $gaps) (i32.const 544)))
     (block $done
@@ -269,6 +273,32 @@
         (call $unpack (local.get $tfsAt) (local.get $tfBits) (local.get $count) (local.get $tfs) (local.get $work))
         (local.set $gap (local.get $gaps))
         (local.set $gapsEnd (i32.add (local.get $gaps) (i32.shl (local.get $count) (i32.const 2))))
+        ;; Two postings a step: their two divisions in one f64x2.div (lane by lane the same operations,
+        ;; so the same bits as one at a time), then each added to its own slot's score.
+        (block $pairsDone
+          (loop $pair
+            (br_if $pairsDone (i32.gt_u (i32.add (local.get $gap) (i32.const 8)) (local.get $gapsEnd)))
+            (local.set $slot (i32.add (i32.add (local.get $slot) (i32.const 1)) (i32.load (local.get $gap))))
+            (local.set $offset (i32.sub (local.get $slot) (local.get $low)))
+            (local.set $slot (i32.add (i32.add (local.get $slot) (i32.const 1)) (i32.load offset=4 (local.get $gap))))
+            (local.set $offset2 (i32.sub (local.get $slot) (local.get $low)))
+            (local.set $tf2 (f64x2.convert_low_i32x4_u (i32x4.add (v128.load64_zero offset=544 align=4 (local.get $gap)) (i32x4.splat (i32.const 1)))))
+            (local.set $pair
+              (f64x2.div (f64x2.mul (local.get $factor2) (local.get $tf2))
+                (f64x2.add (local.get $tf2)
+                  (f64x2.add (local.get $normBase2)
+                    (f64x2.mul (local.get $normPerTerm2)
+                      (f64x2.convert_low_i32x4_u
+                        (i32x4.replace_lane 1
+                          (i32x4.splat (i32.load (i32.add (local.get $lengths) (i32.shl (local.get $offset) (i32.const 2)))))
+                          (i32.load (i32.add (local.get $lengths) (i32.shl (local.get $offset2) (i32.const 2)))))))))))
+            (f64.store (i32.shl (local.get $offset) (i32.const 3))
+              (f64.add (f64.load (i32.shl (local.get $offset) (i32.const 3))) (f64x2.extract_lane 0 (local.get $pair))))
+            (f64.store (i32.shl (local.get $offset2) (i32.const 3))
+              (f64.add (f64.load (i32.shl (local.get $offset2) (i32.const 3))) (f64x2.extract_lane 1 (local.get $pair))))
+            (local.set $gap (i32.add (local.get $gap) (i32.const 8)))
+            (br $pair)))
+        (if (i32.lt_u (local.get $gap) (local.get $gapsEnd)) (then
         (loop $posting
           (local.set $slot (i32.add (i32.add (local.get $slot) (i32.const 1)) (i32.load (local.get $gap))))
           (local.set $tf (f64.convert_i32_u (i32.add (i32.const 1) (i32.load offset=544 (local.get $gap)))))
@@ -280,7 +310,7 @@
                   (f64.add (local.get $normBase)
                     (f64.mul (local.get $normPerTerm)
                       (f64.convert_i32_u (i32.load (i32.add (local.get $lengths) (i32.shl (local.get $offset) (i32.const 2)))))))))))
-          (br_if $posting (i32.lt_u (local.tee $gap (i32.add (local.get $gap) (i32.const 4))) (local.get $gapsEnd))))
+          (br_if $posting (i32.lt_u (local.tee $gap (i32.add (local.get $gap) (i32.const 4))) (local.get $gapsEnd))))))
         (local.set $at (i32.add (local.get $tfsAt)
           (i32.shl (i32.shr_u (i32.add (i32.mul (local.get $count) (local.get $tfBits)) (i32.const 31)) (i32.const 5)) (i32.const 2))))
         (br $block)))))
