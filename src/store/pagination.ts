@@ -23,11 +23,16 @@ function encodeCursor({ kind, owner }: PagedList, key: string | number): string 
   return Buffer.from(JSON.stringify([kind, owner, key])).toString("base64url");
 }
 
+/** Number keys are positions (chunk_index): whole numbers from 0. */
+function isKey(key: unknown, type: "string" | "number"): boolean {
+  return type === "string" ? typeof key === "string" : Number.isSafeInteger(key) && (key as number) >= 0;
+}
+
 /** Decodes a cursor that toPage made for the same list, or throws a 400 naming the cursor. */
 export function decodeCursor<K extends string | number>(cursor: string, { kind, owner }: PagedList, type: "string" | "number"): K {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(value) && value.length === 3 && value[0] === kind && value[1] === owner && typeof value[2] === type) return value[2] as K;
+    if (Array.isArray(value) && value.length === 3 && value[0] === kind && value[1] === owner && isKey(value[2], type)) return value[2] as K;
   } catch {
     // fall through to the validation error
   }

@@ -187,6 +187,11 @@ describe("GET /documents/{id}/chunks", () => {
     const firstPage = await get(ws, `/${doc.id}/chunks?limit=2`);
     const other = await waitForDocument(server, ws.account.apiKey, ws.kbId, (await addText(server, ws, { text: "Another document." })).body.data.id);
     expectValidation(await get(ws, `/${other.id}/chunks?cursor=${firstPage.body.meta.cursor}`), ["query", "cursor"]);
+    // nor is a position no page ends at (a chunk_index is a whole number from 0)
+    for (const position of [-5, 2.5]) {
+      const forged = Buffer.from(JSON.stringify(["chunks", doc.id, position])).toString("base64url");
+      expectValidation(await get(ws, `/${doc.id}/chunks?cursor=${forged}`), ["query", "cursor"]);
+    }
     const all = await allChunks(server, ws, doc.id);
     expect(all.map((c) => c.text).join(" ")).toContain("Paragraph 119 describes");
   });
