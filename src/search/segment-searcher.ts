@@ -2,10 +2,10 @@
 // A search is split into tasks, each scoring a shard of the segment (shard.ts), and their hits are
 // merged: a search that finds the threads idle uses every core, and under load each search is one task
 // (splitWays), so concurrent searches share the cores without repeating work. The two sides of a hybrid
-// search run at the same time, so each is split into as many tasks as its share of the threads
-// (splitting both across all of them only repeated each shard's fixed work: at 1M chunks on 2 cores, 3
-// interleaved runs: p95 one client 12.7 -> 11.8 ms, 8 clients 62.8 -> 57.3 ms; server CPU 11.1 -> 10.5 ms
-// a search).
+// search run at the same time, so each is split into at most its share of the threads, and only across
+// idle ones, as above (splitting both across all of them only repeated each shard's fixed work: at 1M
+// chunks on 2 cores, 3 interleaved runs: p95 one client 12.7 -> 11.8 ms, 8 clients 62.8 -> 57.3 ms; server
+// CPU 11.1 -> 10.5 ms a search).
 // Tasks wait here and go to whichever thread has the fewest in hand (at most IN_FLIGHT each), the oldest
 // search's first (search-order.ts). Before, each task went to a fixed thread when sent: a side queued
 // behind its own thread's backlog while another thread was free, and behind newer searches' tasks sent
@@ -206,7 +206,7 @@ export class SegmentSearcher {
    */
   vector(dir: string, query: Float32Array, eligible: Uint8Array | null, eligibleCount: number, limit: number, side: SearchSide = nextSearch(false)): Promise<RowidHit[]> {
     const shards = allShards(this.threads.length);
-    const tasks = side.hybrid ? this.hybridShares().vector : this.splitNow();
+    const tasks = side.hybrid ? this.hybridSplit("vector") : this.splitNow();
     return this.run(
       limit,
       side,
@@ -216,7 +216,7 @@ export class SegmentSearcher {
 
   /** The keyword search on the segment: a shard for every idle thread (splitWays), or for a hybrid search's keyword share of the threads (exact either way). */
   keyword(dir: string, query: KeywordQuery, eligible: Uint8Array | null, limit: number, side: SearchSide = nextSearch(false)): Promise<RowidHit[]> {
-    const shards = allShards(side.hybrid ? this.hybridShares().keyword : this.splitNow());
+    const shards = allShards(side.hybrid ? this.hybridSplit("keyword") : this.splitNow());
     return this.run(
       limit,
       side,
@@ -234,10 +234,14 @@ export class SegmentSearcher {
     return splitWays(this.waiting.length, this.threads.map((thread) => thread.inHand));
   }
 
-  /** How many tasks each side of a hybrid search is split into: half the threads (rounded up) for the keyword side, the rest (at least one) for the vector side. */
-  private hybridShares(): { keyword: number; vector: number } {
+  /**
+   * How many tasks a side of a hybrid search that starts now is split into: its share of the threads (half,
+   * rounded up, for the keyword side, the rest for the vector side), of the idle ones only (splitWays).
+   * On 2 cores each share is one task.
+   */
+  private hybridSplit(side: "keyword" | "vector"): number {
     const keyword = Math.ceil(this.threads.length / 2);
-    return { keyword, vector: Math.max(1, this.threads.length - keyword) };
+    return Math.min(side === "keyword" ? keyword : Math.max(1, this.threads.length - keyword), this.splitNow());
   }
 
   private async run(limit: number, { order }: SearchSide, tasks: Task[]): Promise<RowidHit[]> {
