@@ -26,6 +26,8 @@ export interface Config {
   indexMemoryMb: number;
   /** Changes to a knowledge base that make the index worker build it a new on-disk segment (search/index-worker.ts). */
   segmentMinChanges: number;
+  /** Query embeddings kept for searches asked again (search/query-embeddings.ts); 0 keeps none. */
+  queryCacheEntries: number;
 }
 
 /** Each option: environment variable, CLI flag, and how to read it. */
@@ -45,6 +47,7 @@ const OPTIONS = {
   trustProxy: { env: "QUARRY_TRUST_PROXY", flag: "--trust-proxy" },
   indexMemoryMb: { env: "QUARRY_INDEX_MEMORY_MB", flag: "--index-memory-mb" },
   segmentMinChanges: { env: "QUARRY_SEGMENT_MIN_CHANGES", flag: "--segment-min-changes" },
+  queryCacheEntries: { env: "QUARRY_QUERY_CACHE_ENTRIES", flag: "--query-cache-entries" },
 } as const;
 
 export const CONFIG_HELP = Object.values(OPTIONS)
@@ -103,6 +106,12 @@ function positiveInt(name: string, raw: string): number {
   return n;
 }
 
+function wholeNumber(name: string, raw: string): number {
+  const n = Number(raw);
+  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(n)) throw new ConfigError(`${name} must be a whole number (0 or more), got "${raw}"`);
+  return n;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env, argv: string[] = []): Config {
   const get = (key: keyof typeof OPTIONS) => {
     const value = flagValue(argv, OPTIONS[key].flag) ?? env[OPTIONS[key].env];
@@ -140,5 +149,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: trustProxy === "on",
     indexMemoryMb: positiveInt("QUARRY_INDEX_MEMORY_MB", get("indexMemoryMb") ?? "512"),
     segmentMinChanges: positiveInt("QUARRY_SEGMENT_MIN_CHANGES", get("segmentMinChanges") ?? "2000"),
+    queryCacheEntries: wholeNumber("QUARRY_QUERY_CACHE_ENTRIES", get("queryCacheEntries") ?? "1024"),
   };
 }

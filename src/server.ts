@@ -26,6 +26,7 @@ import { IndexCache } from "./search/index-cache.ts";
 import { SegmentSearcher } from "./search/segment-searcher.ts";
 import { recoverSearchIndexes } from "./search/index-recovery.ts";
 import { readDocumentCounts } from "./search/kb-documents.ts";
+import { QueryEmbeddingCache } from "./search/query-embeddings.ts";
 import { RequestLogWriter } from "./store/request-log-writer.ts";
 import pkg from "../package.json" with { type: "json" };
 
@@ -135,6 +136,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       get searchIndexes() {
         return searchIndexes;
       },
+      queryEmbeddings: new QueryEmbeddingCache(config.queryCacheEntries),
     };
     app = createApp(ctx);
     readDocumentCounts(db, DOCUMENT_COUNTS_BUDGET_MS);

@@ -17,11 +17,15 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** Starts `bun src/main.ts serve` on the data dir (limits off) and resolves once it listens. */
+/**
+ * Starts `bun src/main.ts serve` on the data dir (limits off) and resolves once it listens. Query
+ * embeddings are not kept (QUARRY_QUERY_CACHE_ENTRIES=0): every cell sends the same queries, and a cell
+ * after the first would otherwise time searches that skip the model.
+ */
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<BenchServer> {
   const proc = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve"], {
     cwd: ROOT,
-    env: { ...process.env, PORT: "0", QUARRY_HOST: "127.0.0.1", QUARRY_DATA_DIR: dataDir, QUARRY_LIMITS: "off", ...env },
+    env: { ...process.env, PORT: "0", QUARRY_HOST: "127.0.0.1", QUARRY_DATA_DIR: dataDir, QUARRY_LIMITS: "off", QUARRY_QUERY_CACHE_ENTRIES: "0", ...env },
     stdout: "pipe",
     stderr: "inherit",
   });

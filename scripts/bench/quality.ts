@@ -123,6 +123,7 @@ async function main() {
       models: ctx.models,
       rerankTimeoutMs: ctx.config.rerankTimeoutMs,
       indexes: ctx.searchIndexes,
+      queryEmbeddings: ctx.queryEmbeddings,
     });
     console.log("nDCG@10 / Recall@100 per collection (documents ranked by their best chunk)\n");
     console.log("| collection | queries | keyword | vector | hybrid α=0.6 | best α | hybrid best α |");

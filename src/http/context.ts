@@ -9,6 +9,7 @@ import type { RateLimiter } from "./rate-limit.ts";
 import type { RequestLogWriter } from "../store/request-log-writer.ts";
 import type { Ingestion } from "../ingest/ingestion.ts";
 import type { IndexCache } from "../search/index-cache.ts";
+import type { QueryEmbeddingCache } from "../search/query-embeddings.ts";
 import type { Deletions } from "../store/deletions.ts";
 
 export interface AppContext {
@@ -30,4 +31,6 @@ export interface AppContext {
   requestLog: RequestLogWriter;
   /** The knowledge bases' search indexes and the worker that builds their segments. */
   searchIndexes: IndexCache;
+  /** Query embeddings of recent searches, per knowledge base. */
+  queryEmbeddings: QueryEmbeddingCache;
 }

@@ -12,6 +12,7 @@ import { keywordScore, vectorScore } from "./scores.ts";
 import { rerankPool, rerankScores } from "./rerank.ts";
 import { loadChunkHits, type ChunkHit } from "./hits.ts";
 import { nextSearch } from "./search-order.ts";
+import type { QueryEmbedding, QueryEmbeddingCache } from "./query-embeddings.ts";
 
 export const SEARCH_MODES = ["vector", "keyword", "hybrid"] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
@@ -67,6 +68,7 @@ export interface SearchDeps {
   models: SearchModels;
   rerankTimeoutMs: number;
   indexes: IndexCache;
+  queryEmbeddings: QueryEmbeddingCache;
 }
 
 export class SearchService {
@@ -95,7 +97,7 @@ export class SearchService {
     const vectorSide: Promise<RowidHit[]> =
       request.mode === "keyword"
         ? Promise.resolve([])
-        : this.embedQuery(request.query).then(({ vector, tokens }) => {
+        : this.embedQuery(kbId, request.query).then(({ vector, tokens }) => {
             usage.embedding_tokens = tokens;
             // Meanwhile the index may have taken a new segment (it searches its newest), or been let go under
             // the memory budget (a new one is then opened). Chunks logged meanwhile wait for the next search, as
@@ -134,10 +136,9 @@ export class SearchService {
     return { query: request.query, results, usage };
   }
 
-  private async embedQuery(query: string): Promise<{ vector: Float32Array; tokens: number }> {
+  private async embedQuery(kbId: string, query: string): Promise<QueryEmbedding> {
     try {
-      const { vectors, tokenCounts } = await this.deps.models.embedder.embed([query], "query");
-      return { vector: vectors[0], tokens: tokenCounts[0] };
+      return await this.deps.queryEmbeddings.get(kbId, query, () => this.deps.models.embedder.embed([query], "query"));
     } catch (error) {
       throw new QuarryError("EXTERNAL_SERVICE_ERROR", `The embedding model could not embed the query: ${(error as Error).message}`);
     }

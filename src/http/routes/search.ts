@@ -79,7 +79,12 @@ const SearchResponseSchema = z.object({
   query: z.string(),
   results: z.array(ResultSchema),
   usage: z.object({
-    embedding_tokens: z.number().int().describe("Tokens used to embed the query; 0 in keyword mode"),
+    embedding_tokens: z
+      .number()
+      .int()
+      .describe(
+        "Tokens used to embed the query; 0 in keyword mode. The same for a query asked again in the same knowledge base, whose embedding is reused (the last QUARRY_QUERY_CACHE_ENTRIES queries are kept)",
+      ),
     rerank_applied: z.boolean().describe("false when reranking was not requested, no reranker is installed, or it failed or timed out"),
     rerank_calls: z.number().int().describe("Reranker calls that were applied: 1 when rerank_applied, else 0 (a failed or timed-out call counts 0)"),
     chunks_searched: z.number().int().describe("Chunks of ready documents in the knowledge base that the filter lets through"),
@@ -121,7 +126,13 @@ export function searchRoutes(ctx: AppContext) {
   // Made at the first search: the app is built while the models load (server.ts).
   let service: SearchService | null = null;
   const searchService = () =>
-    (service ??= new SearchService({ db: ctx.db, models: ctx.models, rerankTimeoutMs: ctx.config.rerankTimeoutMs, indexes: ctx.searchIndexes }));
+    (service ??= new SearchService({
+      db: ctx.db,
+      models: ctx.models,
+      rerankTimeoutMs: ctx.config.rerankTimeoutMs,
+      indexes: ctx.searchIndexes,
+      queryEmbeddings: ctx.queryEmbeddings,
+    }));
 
   return new Elysia({ prefix: "/knowledge-bases/:kb_id/search" })
     .use(authenticated(ctx))
