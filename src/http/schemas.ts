@@ -75,7 +75,10 @@ export function wholeNumberParam(min: number, max: number) {
 }
 
 export const PaginationQuery = z.object({
-  cursor: z.string().optional().describe("Opaque cursor from meta.cursor of the previous page of the same list; any other value is a 400"),
+  cursor: z
+    .string()
+    .optional()
+    .describe("Opaque cursor from meta.cursor of the previous page of the same list; absent or empty: the first page; any other value is a 400"),
   limit: wholeNumberParam(1, MAX_PAGE_SIZE)
     .default(DEFAULT_PAGE_SIZE)
     .describe(`Page size, 1–${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`),

@@ -44,7 +44,7 @@ function toChunk(row: ChunkRow): Chunk {
 
 /** Ordered by chunk_index; the cursor is the last chunk_index seen. */
 export function listChunks(db: Db, documentId: string, limit: number, cursor?: string): Page<Chunk> {
-  const after = cursor === undefined ? -1 : decodeCursor<number>(cursor, { kind: "chunks", owner: documentId }, "number");
+  const after = cursor ? decodeCursor<number>(cursor, { kind: "chunks", owner: documentId }, "number") : -1;
   const rows = db
     .query<ChunkRow, [string, number, number]>(
       `SELECT ${COLUMNS} FROM chunks WHERE document_id = ? AND chunk_index > ? ORDER BY chunk_index LIMIT ?`,

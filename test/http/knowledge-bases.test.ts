@@ -103,6 +103,9 @@ describe("knowledge bases", () => {
       if (badLimits.includes(bad)) expect(res.body.error.details.issues[0].message).toBe("must be a whole number from 1 to 100");
     }
     expect((await server.request("GET", "/v1/knowledge-bases?limit=100", { token: account.apiKey })).status).toBe(200);
+    // an empty cursor is the first page
+    const emptyCursor = await server.request("GET", "/v1/knowledge-bases?limit=2&cursor=", { token: account.apiKey });
+    expect(emptyCursor.body).toEqual(small.body);
   });
 
   test("a path id without the kb_ prefix is a 400", async () => {
