@@ -239,6 +239,27 @@ for (const [name, size] of [["firstAbove", 8], ["firstAboveF32", 4]] as const) {
   });
 }
 
+test("takeAbove finds what firstAbove finds and leaves the range read back all zeros (the caller clearing what it takes)", () => {
+  const kernels = new Kernels();
+  const count = 1003;
+  kernels.reserve(count * 8);
+  for (const [from, to] of [[0, count], [1, count - 1], [5, 6], [7, 7], [2, 31]]) {
+    const values = kernels.doubles.subarray(0, count);
+    for (let i = 0; i < count; i++) values[i] = random() < 0.05 ? 1 + random() : random() < 0.5 ? 0 : random();
+    values[count - 1] = 2;
+    const before = Float64Array.from(values);
+    const found: number[] = [];
+    for (let at = kernels.takeAbove(from * 8, to * 8, 1); at < to * 8; at = kernels.takeAbove(at + 8, to * 8, 1)) {
+      found.push(at / 8);
+      values[at / 8] = 0;
+    }
+    const expected: number[] = [];
+    for (let i = from; i < to; i++) if (before[i] > 1) expected.push(i);
+    expect(found).toEqual(expected);
+    for (let i = 0; i < count; i++) expect(values[i]).toBe(i >= from && i < to ? 0 : before[i]);
+  }
+});
+
 test("unpacking reads back values of every width from 0 to 32 bits, packed least significant bit first, at any count", () => {
   const kernels = new Kernels();
   const tableAt = 0;

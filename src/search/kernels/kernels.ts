@@ -17,6 +17,7 @@ export class Kernels {
   readonly codeDots: (query: number, codes: number, count: number, dimension: number, out: number) => void;
   readonly floatDots: (query: number, rows: number, count: number, dimension: number, out: number) => void;
   readonly firstAbove: (at: number, end: number, threshold: number) => number;
+  readonly takeAbove: (at: number, end: number, threshold: number) => number;
   readonly firstAboveF32: (at: number, end: number, threshold: number) => number;
   readonly sumPostingBlocks: (
     at: number,
@@ -41,6 +42,7 @@ export class Kernels {
     this.codeDots = exports.codeDots as Kernels["codeDots"];
     this.floatDots = exports.floatDots as Kernels["floatDots"];
     this.firstAbove = exports.firstAbove as Kernels["firstAbove"];
+    this.takeAbove = exports.takeAbove as Kernels["takeAbove"];
     this.firstAboveF32 = exports.firstAboveF32 as Kernels["firstAboveF32"];
     this.sumPostingBlocks = exports.sumPostingBlocks as Kernels["sumPostingBlocks"];
     this.unpackValues = exports.unpackValues as Kernels["unpackValues"];

@@ -38,7 +38,8 @@ export const denseSumSearch: SegmentSearchStrategy = ({ segment, terms: query, s
     // window is read back, so that whole blocks go to the kernel as they are.
     for (const { cursor, factor } of terms) cursor.sum(high, factor, window);
     // Contributions are positive, so the chunks scored are those above 0. Once the heap is full nearly
-    // every chunk falls short of its threshold: the kernel skips them four at a time.
+    // every chunk falls short of its threshold: the kernel skips them four at a time, and clears them as it
+    // goes (takeAbove), each one it returns cleared here, so the window is all zeros again at the end.
     let threshold = Math.max(best.threshold, 0);
     const size = high - low;
     if (marked !== null) {
@@ -50,16 +51,18 @@ export const denseSumSearch: SegmentSearchStrategy = ({ segment, terms: query, s
           threshold = Math.max(best.threshold, 0);
         }
       });
+      scores.fill(0, 0, size);
     } else {
       const end = size * Float64Array.BYTES_PER_ELEMENT;
-      for (let at = kernels.firstAbove(0, end, threshold); at < end; at = kernels.firstAbove(at + 8, end, threshold)) {
+      for (let at = kernels.takeAbove(0, end, threshold); at < end; at = kernels.takeAbove(at + 8, end, threshold)) {
+        const score = scores[at >>> 3];
+        scores[at >>> 3] = 0;
         const slot = low + (at >>> 3);
         if (eligible !== null && eligible[rowids[slot]] !== 1) continue;
-        best.push(slot, scores[at >>> 3]);
+        best.push(slot, score);
         threshold = Math.max(best.threshold, 0);
       }
     }
-    scores.fill(0, 0, size);
   }
   return best;
 };

@@ -1,6 +1,6 @@
 // The window of scores both keyword strategies (max-score.ts, dense-sum.ts) sum into, in the memory of a
 // WebAssembly kernel instance, so that the dense sum can hand whole posting blocks to the kernel
-// (kernels.wat sumPostingBlocks) and read the window back with it (firstAbove). Memory, from 0: the
+// (kernels.wat sumPostingBlocks) and read the window back with it (takeAbove). Memory, from 0: the
 // scores (f64 by slot − low), the window's chunk lengths (u32), the posting blocks being summed, then the
 // kernel's work room.
 import { bufferOf } from "../byte-copy.ts";
