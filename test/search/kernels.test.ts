@@ -217,29 +217,26 @@ for (const [lists, dimension] of [[1000, 512], [37, 7], [5, 2]]) {
   });
 }
 
-for (const [name, size] of [["firstAbove", 8], ["firstAboveF32", 4]] as const) {
-  test(`${name} finds each score above the threshold, in order, whatever the range's length and start`, () => {
-    const kernels = new Kernels();
-    const count = 1003;
-    kernels.reserve(count * 8);
-    const values = size === 8 ? kernels.doubles.subarray(0, count) : kernels.floats.subarray(0, count);
-    for (let i = 0; i < count; i++) values[i] = random() < 0.05 ? 1 + random() : random() < 0.5 ? 0 : random();
-    values[count - 1] = 2; // the last value, past the last whole group of four (eight)
-    const firstAbove = kernels[name];
-    for (const [from, to] of [[0, count], [1, count - 1], [5, 6], [7, 7], [2, 31]]) {
-      const found: number[] = [];
-      for (let at = firstAbove(from * size, to * size, 1); at < to * size; at = firstAbove(at + size, to * size, 1)) found.push(at / size);
-      const expected: number[] = [];
-      for (let i = from; i < to; i++) if (values[i] > 1) expected.push(i);
-      expect(found).toEqual(expected);
-    }
-    expect(firstAbove(0, count * size, 1.5)).toBeLessThan(count * size);
-    expect(firstAbove(0, count * size, 2)).toBe(count * size);
-    expect(firstAbove(0, count * size, -Infinity)).toBe(0);
-  });
-}
+test("firstAboveF32 finds each score above the threshold, in order, whatever the range's length and start", () => {
+  const kernels = new Kernels();
+  const count = 1003;
+  kernels.reserve(count * 8);
+  const values = kernels.floats.subarray(0, count);
+  for (let i = 0; i < count; i++) values[i] = random() < 0.05 ? 1 + random() : random() < 0.5 ? 0 : random();
+  values[count - 1] = 2; // the last value, past the last whole group of eight
+  for (const [from, to] of [[0, count], [1, count - 1], [5, 6], [7, 7], [2, 31]]) {
+    const found: number[] = [];
+    for (let at = kernels.firstAboveF32(from * 4, to * 4, 1); at < to * 4; at = kernels.firstAboveF32(at + 4, to * 4, 1)) found.push(at / 4);
+    const expected: number[] = [];
+    for (let i = from; i < to; i++) if (values[i] > 1) expected.push(i);
+    expect(found).toEqual(expected);
+  }
+  expect(kernels.firstAboveF32(0, count * 4, 1.5)).toBeLessThan(count * 4);
+  expect(kernels.firstAboveF32(0, count * 4, 2)).toBe(count * 4);
+  expect(kernels.firstAboveF32(0, count * 4, -Infinity)).toBe(0);
+});
 
-test("takeAbove finds what firstAbove finds and leaves the range read back all zeros (the caller clearing what it takes)", () => {
+test("takeAbove finds each score above the threshold, in order, whatever the range's length and start, and leaves the range read back all zeros (the caller clearing what it takes)", () => {
   const kernels = new Kernels();
   const count = 1003;
   kernels.reserve(count * 8);
@@ -258,6 +255,16 @@ test("takeAbove finds what firstAbove finds and leaves the range read back all z
     expect(found).toEqual(expected);
     for (let i = 0; i < count; i++) expect(values[i]).toBe(i >= from && i < to ? 0 : before[i]);
   }
+  const values = kernels.doubles.subarray(0, count);
+  values.fill(0.5);
+  values[count - 1] = 2; // past the last whole group of four
+  expect(kernels.takeAbove(0, count * 8, 1.5)).toBe((count - 1) * 8);
+  values[count - 1] = 2;
+  expect(kernels.takeAbove(0, count * 8, 2)).toBe(count * 8);
+  expect(values.every((value) => value === 0)).toBe(true);
+  values[0] = 0.25;
+  expect(kernels.takeAbove(0, count * 8, -Infinity)).toBe(0);
+  expect(values[0]).toBe(0.25);
 });
 
 test("unpacking reads back values of every width from 0 to 32 bits, packed least significant bit first, at any count", () => {

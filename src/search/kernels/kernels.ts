@@ -16,7 +16,6 @@ export class Kernels {
   readonly pqBlockScores: (codes: number, blocks: number, parts: number, table: number, out: number) => void;
   readonly codeDots: (query: number, codes: number, count: number, dimension: number, out: number) => void;
   readonly floatDots: (query: number, rows: number, count: number, dimension: number, out: number) => void;
-  readonly firstAbove: (at: number, end: number, threshold: number) => number;
   readonly takeAbove: (at: number, end: number, threshold: number) => number;
   readonly firstAboveF32: (at: number, end: number, threshold: number) => number;
   readonly sumPostingBlocks: (
@@ -41,7 +40,6 @@ export class Kernels {
     this.pqBlockScores = exports.pqBlockScores as Kernels["pqBlockScores"];
     this.codeDots = exports.codeDots as Kernels["codeDots"];
     this.floatDots = exports.floatDots as Kernels["floatDots"];
-    this.firstAbove = exports.firstAbove as Kernels["firstAbove"];
     this.takeAbove = exports.takeAbove as Kernels["takeAbove"];
     this.firstAboveF32 = exports.firstAboveF32 as Kernels["firstAboveF32"];
     this.sumPostingBlocks = exports.sumPostingBlocks as Kernels["sumPostingBlocks"];

@@ -146,29 +146,9 @@
   ;; The first f64 in [at, end) (byte addresses, 8 apart) greater than `threshold`: its address, or `end`.
   ;; Four values a step, compared two per register (keyword/dense-sum.ts reads a window of scores back
   ;; with it: most are below the threshold, and JavaScript compared them one by one at twice the cost).
-  (func (export "firstAbove") (param $at i32) (param $end i32) (param $threshold f64) (result i32)
-    (local $t v128)
-    (local.set $t (f64x2.splat (local.get $threshold)))
-    (block $done
-      (loop $quads
-        (br_if $done (i32.gt_u (i32.add (local.get $at) (i32.const 32)) (local.get $end)))
-        (br_if $done (v128.any_true (v128.or
-          (f64x2.gt (v128.load align=8 (local.get $at)) (local.get $t))
-          (f64x2.gt (v128.load offset=16 align=8 (local.get $at)) (local.get $t)))))
-        (local.set $at (i32.add (local.get $at) (i32.const 32)))
-        (br $quads)))
-    (block $found
-      (loop $one
-        (br_if $found (i32.ge_u (local.get $at) (local.get $end)))
-        (br_if $found (f64.gt (f64.load (local.get $at)) (local.get $threshold)))
-        (local.set $at (i32.add (local.get $at) (i32.const 8)))
-        (br $one)))
-    (local.get $at))
-
-  ;; firstAbove that also clears what it passes over: every f64 in [at, end) before the address it returns
-  ;; is set to 0 on the way, so a window read back with it is all zeros again but for the values it
-  ;; returned (their caller clears each as it takes it). keyword/dense-sum.ts then needs no pass of its own
-  ;; to reset the window: the stores go to cache lines the loads have just brought in.
+  ;; Every value it passes over is set to 0 on the way, so a window read back with it is all zeros again
+  ;; but for the values it returned (their caller clears each as it takes it): the dense sum needs no pass
+  ;; of its own to reset the window, the stores going to cache lines the loads have just brought in.
   (func (export "takeAbove") (param $at i32) (param $end i32) (param $threshold f64) (result i32)
     (local $t v128) (local $zero v128)
     (local.set $t (f64x2.splat (local.get $threshold)))
