@@ -255,10 +255,15 @@ describe(".docx read from its content: page count, pages, tables", () => {
     expect(text).toContain("Desert | Area\nSahara | 9200000\nGobi | 1295000");
   });
 
-  test("a short real Word document keeps its small count", async () => {
+  test("a short real Word document keeps its small count, and its text after the breaks is cited on the pages they start", async () => {
+    // A heading, a page of text, then "Page 2", two page breaks, "Page 4". The heading's text comes before
+    // the page breaks in the body too: left out of the count, every page's text was cited a page early or more.
     const file = new File([readFileSync(join(SHARED_SAMPLES_DIR, "docx/sample_docx_1.docx"))], "sample_docx_1.docx");
     const doc = await ingest(server, ws, file);
     expect({ status: doc.status, pages: doc.page_count }).toEqual({ status: "ready", pages: 4 });
+    const chunks = await allChunks(server, ws, doc.id);
+    expect(chunks.map((chunk) => [chunk.start_page, chunk.end_page])).toEqual([[1, 4]]);
+    expect(chunks[0].text).toEndWith("Page 2\n\nPage 4\n\n… page 3 is blank");
   });
 });
 

@@ -3,6 +3,7 @@ import mammoth from "mammoth";
 import { htmlToSections } from "./html-sections.ts";
 import { elementsNamed, localNameOf, openPackage, readXmlPart } from "./ooxml-package.ts";
 import { DOCX_CHARS_PER_PAGE, assertPageLimit } from "./page-limit.ts";
+import { cleanLine } from "./text-cleanup.ts";
 import { ParseError, type ParsedDocument, type ParsedSection } from "./types.ts";
 
 const INVALID = "Not a valid DOCX file";
@@ -35,9 +36,12 @@ export async function parseDocx(data: Uint8Array): Promise<ParsedDocument> {
   return { pageCount, sections: paginate(sections, pageStarts(runs, pageCount - contentPages)) };
 }
 
-/** Characters other than white space: what the body's text and mammoth's HTML of it have alike. */
+/**
+ * Characters other than white space, spelled as the sections spell them (cleanLine: ligatures spelled
+ * out, invisible characters dropped): what the body's text and mammoth's HTML of it have alike.
+ */
 function visibleLength(text: string): number {
-  return text.replace(/\s+/g, "").length;
+  return cleanLine(text).replace(/\s+/g, "").length;
 }
 
 /**
@@ -72,6 +76,8 @@ function paginate(sections: ParsedSection[], starts: number[]): ParsedSection[] 
   let offset = 0;
   let page = 1;
   for (const section of sections) {
+    // Each heading starts a section (html-sections.ts) and stands before its text in the body.
+    offset += visibleLength(section.heading);
     let current: ParsedSection | null = null;
     const paragraphs = section.text === "" ? [""] : section.text.split("\n\n");
     for (const paragraph of paragraphs) {
