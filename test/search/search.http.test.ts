@@ -193,6 +193,14 @@ describe("validation", () => {
     }
   });
 
+  test("a top_k far out of range is one issue, naming the bound of 50 (or 1)", async () => {
+    for (const [top_k, bound] of [[1e16, "50"], [1e308, "50"], [-1e20, "1"]] as const) {
+      const res = await searchRaw(server, kb, { query: "x", top_k });
+      expect(res.body.error.details.issues).toEqual([{ path: ["top_k"], message: expect.stringContaining(bound) }]);
+      expect(res.body.error.details.issues[0].message).not.toContain("9007199254740991");
+    }
+  });
+
   test("boundaries are accepted", async () => {
     for (const body of [
       { query: "x".repeat(10_000), top_k: 50 },

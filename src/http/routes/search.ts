@@ -41,7 +41,9 @@ const QueryText = z
 
 const SearchBody = z.object({
   query: QueryText.describe("Natural-language query, 1–10,000 characters, not only whitespace"),
-  top_k: z.number().int().min(1).max(50).default(10).describe("Results to return, 1–50"),
+  // The bounds first, each ending the checks when it fails: 1e16 was told both "at most 50" and "at most
+  // 9007199254740991" (the integer check's own bound), two issues for one value.
+  top_k: z.number().min(1, { abort: true }).max(50, { abort: true }).int().default(10).describe("Results to return, 1–50"),
   rerank: z.boolean().default(true).describe("Rerank with the cross-encoder when one is installed"),
   filter: Filter.nullish(),
   score_threshold: z
