@@ -13,6 +13,9 @@ function passedThrough(schema: z.ZodType): z.ZodType<Record<string, unknown>> {
   return schema.meta({ type: "object", additionalProperties: true }) as unknown as z.ZodType<Record<string, unknown>>;
 }
 
+/** A moment as the service returns it: ISO 8601 in UTC with milliseconds, e.g. 2026-01-31T12:00:00.000Z. */
+export const Timestamp = z.string().meta({ format: "date-time" });
+
 export const Metadata = passedThrough(z.unknown()).describe("Free-form JSON object");
 
 /** Metadata as a request sends it: a JSON object within METADATA_LIMITS, each problem an issue with its path. */

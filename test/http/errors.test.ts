@@ -164,6 +164,20 @@ describe("service endpoints", () => {
     expect(create.responses["201"]).toBeDefined();
     expect(create.responses["400"]).toBeDefined();
     expect(create.responses["401"]).toBeDefined();
+    // every timestamp a response carries is typed as a date-time, wherever it appears
+    const timestamps: [string, unknown][] = [];
+    const walk = (node: unknown, path: string) => {
+      if (node === null || typeof node !== "object") return;
+      for (const [key, value] of Object.entries(node)) {
+        if (/(_at|_start|_end)$/.test(key) && !key.endsWith("_page") && typeof value === "object" && (value as { type?: string }).type === "string") {
+          timestamps.push([`${path}.${key}`, (value as { format?: string }).format]);
+        }
+        walk(value, `${path}.${key}`);
+      }
+    };
+    walk(paths, "paths");
+    expect(timestamps.length).toBeGreaterThanOrEqual(15);
+    expect(timestamps.filter(([, format]) => format !== "date-time")).toEqual([]);
     const docs = await fetch(`${server.url}/docs`);
     expect(docs.status).toBe(200);
     expect(docs.headers.get("content-type")).toContain("text/html");

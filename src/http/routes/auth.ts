@@ -5,15 +5,15 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticateRequest, invalidCredential } from "../auth.ts";
 import { throwBodyError } from "../body.ts";
-import { dataOf, errorResponses } from "../schemas.ts";
+import { dataOf, errorResponses, Timestamp } from "../schemas.ts";
 
 const Account = z.object({
   id: z.string(),
   email: z.email(),
   name: z.string().nullable(),
   plan: z.enum(["trial", "starter", "pro", "business", "scale"]),
-  trial_ends_at: z.string(),
-  created_at: z.string(),
+  trial_ends_at: Timestamp,
+  created_at: Timestamp,
 });
 
 const SignupBody = z.object({

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
 import { requestState } from "../request-state.ts";
-import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
+import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp } from "../schemas.ts";
 import { DOCUMENT_STATUSES, type Document } from "../../store/documents.ts";
 import { DocumentService, type UploadInput } from "../../ingest/document-service.ts";
 import { MULTIPART } from "../body.ts";
@@ -27,8 +27,8 @@ export const DocumentSchema = z.object({
     .string()
     .nullable()
     .describe("Relative to the data directory; its file name is the document's name made filesystem-safe and cut to 200 UTF-8 bytes (extension kept)"),
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 
 export const ChunkSchema = z.object({
@@ -42,7 +42,7 @@ export const ChunkSchema = z.object({
   section_heading: z.string(),
   token_count: z.number().int(),
   metadata: Metadata,
-  created_at: z.string(),
+  created_at: Timestamp,
 });
 
 const FILE_RULES = `Allowed extensions (case-insensitive): ${SUPPORTED_TYPES.join(", ")}; not empty and at most ${MAX_FILE_BYTES} bytes (50 MB).`;

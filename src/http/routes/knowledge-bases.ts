@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
 import { requestState } from "../request-state.ts";
-import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
+import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp } from "../schemas.ts";
 import { createKnowledgeBase, getKnowledgeBase, listKnowledgeBases, updateKnowledgeBase } from "../../store/knowledge-bases.ts";
 import { enforcedLimit } from "../../billing/limits.ts";
 
@@ -15,8 +15,8 @@ export const KnowledgeBaseSchema = z.object({
   description: z.string().nullable(),
   metadata: Metadata,
   document_count: z.number().int(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 
 const CreateBody = z.object({

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
-import { PaginationQuery, wholeNumberParam, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS } from "../schemas.ts";
+import { PaginationQuery, wholeNumberParam, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp } from "../schemas.ts";
 import { getRequestLogEntry, listRequestLog } from "../../store/requests.ts";
 import { REQUEST_LOG_RETENTION_DAYS, requestLogKeptSince } from "../../store/request-log-writer.ts";
 
@@ -19,7 +19,7 @@ const RequestLogEntrySchema = z.object({
   kb_id: z.string().nullable().describe("The knowledge base the request was scoped to, if any"),
   request_summary: Summary.describe("Safe fields of the request (query, top_k, mode, filter keys, file name and size…); never credentials or content"),
   response_summary: Summary.describe("Result count, resource id and status, or error_code"),
-  created_at: z.string(),
+  created_at: Timestamp,
 });
 
 const isoDateTime = z

@@ -3,13 +3,13 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
-import { dataOf, errorResponses, V1_ERRORS } from "../schemas.ts";
+import { dataOf, errorResponses, V1_ERRORS, Timestamp } from "../schemas.ts";
 import { PLAN_NAMES } from "../../billing/plans.ts";
 import { usageRecord } from "../../billing/usage-record.ts";
 
 const UsageSchema = z.object({
-  current_period_start: z.string(),
-  current_period_end: z.string(),
+  current_period_start: Timestamp,
+  current_period_end: Timestamp,
   plan: z.enum(PLAN_NAMES),
   limits: z.object({ pages_processed: z.number().int(), search_queries: z.number().int() }),
   usage: z.object({ pages_processed: z.number().int(), search_queries: z.number().int() }),
