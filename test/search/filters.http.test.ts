@@ -65,6 +65,7 @@ describe("ISO dates compare as dates", () => {
     [{ published: { $eq: "2019-03-01T00:00:00.000" } }, ["volcano"]],
     [{ published: { $in: ["2022-11-20T00:00:00Z", "2000-01-01"] } }, ["football"]],
     [{ published: { $gte: "1900-01-01", $lte: "2100-01-01" } }, ["baking", "football", "photosynthesis", "volcano"]],
+    [{ published: { $lt: "2024-02-29" } }, ["baking", "football", "photosynthesis", "volcano"]],
   ];
   for (const [filter, expected] of cases) {
     test(JSON.stringify(filter), async () => {
@@ -86,6 +87,10 @@ test("invalid filters are 400 VALIDATION_ERROR with the path of each offending p
     [{ topic: { $eq: { nested: 1 } } }, [["filter", "topic", "$eq"]]],
     [{ published: { $lt: "last tuesday" } }, [["filter", "published", "$lt"]]],
     [{ published: { $lt: "2021-13-45" } }, [["filter", "published", "$lt"]]],
+    // days past the month's end are not dates (Date.parse alone would take 2023-02-30 for March 2)
+    [{ published: { $gte: "2023-02-30" } }, [["filter", "published", "$gte"]]],
+    [{ published: { $lte: "2023-02-29T12:00:00Z" } }, [["filter", "published", "$lte"]]],
+    [{ published: { $gt: "2023-04-31" } }, [["filter", "published", "$gt"]]],
     [
       { a: { $gt: "x", $or: 1 }, b: "c" },
       [["filter", "a", "$gt"], ["filter", "a", "$or"], ["filter", "b"]],
