@@ -210,6 +210,21 @@ describe("secrets never reach the history", () => {
   });
 });
 
+describe("refused credentials", () => {
+  test("a valid key an endpoint refuses is the account's 401 and is listed; a revoked key's 401 is nobody's", async () => {
+    const account = await signup(server);
+    expect((await server.request("POST", "/auth/api-key/regenerate", { token: account.apiKey })).status).toBe(401);
+    const regenerated = await server.request("POST", "/auth/api-key/regenerate", { token: account.token });
+    const newKey = regenerated.body.data.api_key;
+    expect((await server.request("GET", "/v1/knowledge-bases", { token: account.apiKey })).status).toBe(401);
+    await server.server.ctx.requestLog.flushPending();
+    const listed = (await server.request("GET", "/v1/requests?status_code=401", { token: newKey })).body.data;
+    expect(listed.map((entry: { method: string; path: string; auth_type: string }) => [entry.method, entry.path, entry.auth_type])).toEqual([
+      ["POST", "/api/auth/api-key/regenerate", "api_key"],
+    ]);
+  });
+});
+
 describe("knowledge-base scoped requests", () => {
   test("uploads, text ingestion and searches carry their kb_id and summaries, never the content", async () => {
     const account = await signup(server);

@@ -77,7 +77,8 @@ export function requestRoutes(ctx: AppContext) {
           description: [
             "Every request to the API is recorded once its response has been sent; the X-Request-Id header of a response is the id of its entry.",
             "Only the caller's own account is listed, and by default only requests made with the API key; auth_type=jwt lists the dashboard's requests.",
-            "Requests that carried no valid credential (signup, login, failed authentication, the payment webhook) cannot be attributed to an account and are not listed.",
+            "Requests that carried no valid credential (signup, login, a missing, unknown or expired key or token, the payment webhook) cannot be attributed to an account and are not listed.",
+            "A valid credential that an endpoint refuses (the API key on /auth/api-key/regenerate, which needs the dashboard token) is the account's, so that 401 is listed.",
             "Filters combine with AND; from is inclusive and to exclusive.",
             `Entries are kept for ${REQUEST_LOG_RETENTION_DAYS} days.`,
           ].join(" "),
