@@ -229,6 +229,20 @@ describe(".docx read from its content: page count, pages, tables", () => {
     expect({ status: doc.status, pages: doc.page_count }).toEqual({ status: "ready", pages: 4 });
   });
 
+  test("a section break ends its section after the text of the paragraph that carries it", async () => {
+    // Word stores the break in the properties of the section's last paragraph, ahead of that paragraph's
+    // own text; counted where it stands, the text went to the next section's page.
+    const ending = (text: string, type: string) => paragraph(text, `<w:pPr><w:sectPr><w:type w:val="${type}"/></w:sectPr></w:pPr>`);
+    const body = ending("First section text.", "nextPage") + ending("Second section text.", "oddPage") + paragraph("Third section text.");
+    const parsed = await parseDocument("docx", new Uint8Array(await (await docx(body)).arrayBuffer()), "sections.docx");
+    expect(parsed.pageCount).toBe(3);
+    expect(parsed.sections.map((section) => [section.page, section.text])).toEqual([
+      [1, "First section text."],
+      [2, "Second section text."],
+      [3, "Third section text."],
+    ]);
+  });
+
   test("pages follow the breaks: text before a page break is never cited on a page after it", async () => {
     // 4 pages of text (34 paragraphs, 9,354 characters), a page break, then one short paragraph: 5 pages.
     // Spread evenly over the 5 pages, the last fifth of the long run's text would be cited on page 5.

@@ -103,7 +103,8 @@ interface PageRun {
 /**
  * Pages from the document body: explicit page breaks (<w:br w:type="page"/>, pageBreakBefore) and
  * section breaks other than continuous ones split the text into runs of pages, and each run takes
- * one page per DOCX_CHARS_PER_PAGE characters of text, at least one. (A section break's kind is stored
+ * one page per DOCX_CHARS_PER_PAGE characters of text, at least one. A section break sits in the
+ * properties of its section's last paragraph, ahead of that paragraph's text. (A section break's kind is stored
  * with the section that follows it; reading it off the section that ends is exact whenever a
  * document uses one kind of break, and the text estimate bounds the error otherwise.)
  */
@@ -114,6 +115,8 @@ function pageRuns(documentXml: string): PageRun[] {
   let inText = false;
   let inParagraphProperties = false;
   let paragraphSection: { continuous: boolean } | null = null;
+  /** A section break in a paragraph's properties ends its section after that paragraph's own text. */
+  let breakAfterParagraph = false;
   const breakPage = () => {
     runs.push({ visible, pages: Math.max(1, Math.ceil(chars / DOCX_CHARS_PER_PAGE)) });
     chars = 0;
@@ -153,8 +156,11 @@ function pageRuns(documentXml: string): PageRun[] {
         if (local === "t") inText = false;
         else if (local === "pPr") inParagraphProperties = false;
         else if (local === "sectPr" && paragraphSection) {
-          if (!paragraphSection.continuous) breakPage();
+          breakAfterParagraph = !paragraphSection.continuous;
           paragraphSection = null;
+        } else if (local === "p" && breakAfterParagraph) {
+          breakAfterParagraph = false;
+          breakPage();
         }
       },
     },
