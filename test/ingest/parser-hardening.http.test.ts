@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { constants, deflateRawSync } from "node:zlib";
 import JSZip from "jszip";
+import PptxGenJS from "pptxgenjs";
 import { parseDocument } from "../../src/ingest/parsers/index.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SHARED_SAMPLES_DIR } from "../fixtures.ts";
@@ -229,6 +230,20 @@ describe(".docx read from its content: page count, pages, tables", () => {
     expect({ status: doc.status, pages: doc.page_count }).toEqual({ status: "ready", pages: 4 });
   });
 
+  test("a page or column break inside a paragraph separates its words, and the text after a page break is on the next page", async () => {
+    const run = (inner: string) => `<w:r>${inner}</w:r>`;
+    const text = (value: string) => run(`<w:t xml:space="preserve">${value}</w:t>`);
+    const body =
+      `<w:p>${text("Opening page tailword")}${run('<w:br w:type="page"/>')}${text("headword on the second page")}</w:p>` +
+      `<w:p>${text("leftcolumn")}${run('<w:br w:type="column"/>')}${text("rightcolumn")}</w:p>`;
+    const parsed = await parseDocument("docx", new Uint8Array(await (await docx(body)).arrayBuffer()), "breaks.docx");
+    expect(parsed.pageCount).toBe(2);
+    expect(parsed.sections.map((section) => [section.page, section.text])).toEqual([
+      [1, "Opening page tailword"],
+      [2, "headword on the second page\n\nleftcolumn\nrightcolumn"],
+    ]);
+  });
+
   test("a section break ends its section after the text of the paragraph that carries it", async () => {
     // Word stores the break in the properties of the section's last paragraph, ahead of that paragraph's
     // own text; counted where it stands, the text went to the next section's page.
@@ -278,6 +293,17 @@ describe(".docx read from its content: page count, pages, tables", () => {
     const chunks = await allChunks(server, ws, doc.id);
     expect(chunks.map((chunk) => [chunk.start_page, chunk.end_page])).toEqual([[1, 4]]);
     expect(chunks[0].text).toEndWith("Page 2\n\nPage 4\n\n… page 3 is blank");
+  });
+});
+
+describe(".pptx text", () => {
+  test("a line break inside a paragraph (Shift+Enter) separates its words", async () => {
+    const deck = new PptxGenJS();
+    deck.addSlide().addText([{ text: "joinedword" }, { text: "afterbreakword", options: { softBreakBefore: true } }], { x: 1, y: 1, w: 6, h: 2 });
+    const bytes = new Uint8Array((await deck.write({ outputType: "nodebuffer" })) as Buffer);
+    expect(new TextDecoder().decode((await JSZip.loadAsync(bytes).then((zip) => zip.file("ppt/slides/slide1.xml")!.async("uint8array"))))).toContain("<a:br");
+    const parsed = await parseDocument("pptx", bytes, "breaks.pptx");
+    expect(parsed.sections.map((section) => section.text)).toEqual(["joinedword\nafterbreakword"]);
   });
 });
 

@@ -11,6 +11,9 @@ const DOCUMENT_PART = "word/document.xml";
 
 // Images are dropped: they carry no text and mammoth would otherwise inline them as base64.
 const skipImages = mammoth.images.imgElement(async () => ({ src: "" }));
+// A page or column break inside a paragraph is a line break: mammoth drops them by default, which
+// joined the words on either side into one ("tail" + page break + "head" read "tailhead").
+const BREAKS_AS_LINES = ["br[type='page'] => br", "br[type='column'] => br"];
 
 /** Word documents via mammoth's HTML, so Word's Heading 1–6 styles become section headings. */
 export async function parseDocx(data: Uint8Array): Promise<ParsedDocument> {
@@ -19,7 +22,7 @@ export async function parseDocx(data: Uint8Array): Promise<ParsedDocument> {
   if (!documentPart) throw new ParseError(INVALID);
   let html: string;
   try {
-    ({ value: html } = await mammoth.convertToHtml({ buffer: Buffer.from(data) }, { convertImage: skipImages }));
+    ({ value: html } = await mammoth.convertToHtml({ buffer: Buffer.from(data) }, { convertImage: skipImages, styleMap: BREAKS_AS_LINES }));
   } catch {
     throw new ParseError(INVALID);
   }
@@ -68,8 +71,9 @@ function pageStarts(runs: PageRun[], extraPages: number): number[] {
 }
 
 /**
- * A .docx stores flowing text, not laid-out pages, so each paragraph is put on the page its first
- * character falls on (pageStarts), mammoth's paragraphs being the body's in the same order.
+ * A .docx stores flowing text, not laid-out pages, so each line (a paragraph, or a part of one between
+ * line, page or column breaks) is put on the page its first character falls on (pageStarts), mammoth's
+ * text being the body's in the same order.
  */
 function paginate(sections: ParsedSection[], starts: number[]): ParsedSection[] {
   const paged: ParsedSection[] = [];
@@ -81,14 +85,17 @@ function paginate(sections: ParsedSection[], starts: number[]): ParsedSection[] 
     let current: ParsedSection | null = null;
     const paragraphs = section.text === "" ? [""] : section.text.split("\n\n");
     for (const paragraph of paragraphs) {
-      while (page < starts.length && starts[page] <= offset) page++;
-      offset += visibleLength(paragraph);
-      if (current && current.page === page) {
-        current.text += `\n\n${paragraph}`;
-        continue;
+      let separator = "\n\n";
+      for (const line of paragraph.split("\n")) {
+        while (page < starts.length && starts[page] <= offset) page++;
+        offset += visibleLength(line);
+        if (current && current.page === page) current.text += separator + line;
+        else {
+          current = { text: line, page, heading: section.heading };
+          paged.push(current);
+        }
+        separator = "\n";
       }
-      current = { text: paragraph, page, heading: section.heading };
-      paged.push(current);
     }
   }
   return paged;

@@ -68,8 +68,15 @@ function shapeLines(shape: Element): string[] {
   return paragraphLines(shape);
 }
 
+/** One line per paragraph, and one more at each line break in it (<a:br/>, Shift+Enter), which holds no text. */
 function paragraphLines(element: Element): string[] {
   return elementsNamed(element, "p")
-    .map((paragraph) => cleanLine(elementsNamed(paragraph, "t").map((text) => DomUtils.textContent(text)).join("")))
+    .flatMap((paragraph) =>
+      DomUtils.findAll((node) => ["t", "br"].includes(localNameOf(node.name)), paragraph.children)
+        .map((node) => (localNameOf(node.name) === "br" ? "\n" : DomUtils.textContent(node)))
+        .join("")
+        .split("\n"),
+    )
+    .map(cleanLine)
     .filter((line) => line !== "");
 }
