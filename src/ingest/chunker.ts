@@ -8,8 +8,9 @@ import type { ParsedDocument } from "./parsers/types.ts";
 // - A heading starts a new chunk, unless the chunk so far is under minTokens: small sections
 //   are merged with what follows (a chunk's sectionHeading is the heading in force where it starts).
 // - A change of section metadata (another slide or sheet) always starts a new chunk.
-// - Otherwise a chunk grows to targetTokens (never beyond maxTokens). When it stops inside a
-//   paragraph and a paragraph boundary lies past minTokens, it ends at that boundary instead.
+// - Otherwise a chunk grows to targetTokens (never beyond maxTokens). When what is left of its
+//   section fits under maxTokens, it takes that too; else, when it stops inside a paragraph and a
+//   paragraph boundary lies past minTokens, it ends at that boundary instead.
 // - Consecutive chunks of the same section overlap by about overlapRatio of the earlier chunk:
 //   its last whole sentences, or its last words when one sentence is longer than that.
 // Words are never split, except a single "word" longer than maxTokens (a URL or base64 blob).
@@ -89,7 +90,13 @@ export function chunkDocument(doc: ParsedDocument, countTokens: (text: string) =
       }
       total += unit.tokens;
     }
-    if (stoppedForSize && !units[i]!.startsParagraph && paragraphCut > start) i = paragraphCut;
+    if (stoppedForSize) {
+      // A section's last sentences stay with the rest of it: left over, they opened the next chunk, which
+      // then carried their heading although the small sections merged in after them were most of its text.
+      const end = restOfSectionEnd(units, i, maxTokens - total);
+      if (end !== null) i = end;
+      else if (!units[i]!.startsParagraph && paragraphCut > start) i = paragraphCut;
+    }
     // A heading belongs with the text under it, not at the end of the chunk before.
     if (i < units.length && i - start > 1 && units[i - 1]!.isHeading) i--;
 
@@ -100,6 +107,21 @@ export function chunkDocument(doc: ParsedDocument, countTokens: (text: string) =
     overlap = sameSection ? tailOverlap(own, Math.floor(sumTokens(own) * overlapRatio), countTokens) : [];
   }
   return chunks;
+}
+
+/**
+ * Where the section of the unit before `from` ends (the next unit that starts a section, slide or sheet)
+ * when the units up to there hold at most `room` tokens; null when they hold more. Stops counting there.
+ */
+function restOfSectionEnd(units: Unit[], from: number, room: number): number | null {
+  const { metaKey } = units[from - 1]!;
+  let tokens = 0;
+  let end = from;
+  for (; end < units.length && !units[end]!.startsSection && units[end]!.metaKey === metaKey; end++) {
+    tokens += units[end]!.tokens;
+    if (tokens > room) return null;
+  }
+  return end;
 }
 
 function toUnits(doc: ParsedDocument, countTokens: (text: string) => number, maxTokens: number, pieceTokens: number): Unit[] {

@@ -156,6 +156,31 @@ describe("section rules", () => {
     expect(chunks[0]!.text).toContain("\n\nFour\n\ns4p1w0");
   });
 
+  test("a section's last sentences stay with the rest of it, so the small sections after it start a chunk under their own heading", () => {
+    // 130 words of Alpha: past the target of 120, within the maximum of 160. Left over, its last sentences
+    // opened the next chunk, which merged Beta and Gamma in under the heading Alpha.
+    const sections: ParsedSection[] = [
+      { text: uniqueProse(1, 1, 130), page: 1, heading: "Alpha" },
+      { text: uniqueProse(2, 1, 12), page: 1, heading: "Beta" },
+      { text: uniqueProse(3, 2, 12), page: 2, heading: "Gamma" },
+    ];
+    const chunks = chunkDocument({ pageCount: 2, sections }, countWords, OPTIONS);
+    expect(chunks.map((chunk) => [chunk.sectionHeading, chunk.startPage, chunk.endPage])).toEqual([["Alpha", 1, 1], ["Beta", 1, 2]]);
+    expect(chunks[0]!.text).toEndWith("s1p1w129.");
+    expect(chunks[1]!.text).toStartWith("Beta\n\ns2p1w0");
+  });
+
+  test("a section too long to finish within the maximum goes on in the next chunk, under its heading", () => {
+    const sections: ParsedSection[] = [
+      { text: uniqueProse(1, 1, 200), page: 1, heading: "Alpha" },
+      { text: uniqueProse(2, 1, 12), page: 1, heading: "Beta" },
+    ];
+    const chunks = chunkDocument({ pageCount: 1, sections }, countWords, OPTIONS);
+    expect(chunks[0]!.tokenCount).toBeLessThanOrEqual(OPTIONS.maxTokens);
+    expect(chunks[1]!.sectionHeading).toBe("Alpha");
+    expect(chunks[1]!.text).toContain("s1p1w199.");
+  });
+
   test("a heading-only section (empty text) joins the text after it", () => {
     const chunks = chunkDocument(
       { pageCount: 2, sections: [{ text: "", page: 1, heading: "Title" }, { text: "Body text here.", page: 2, heading: "Title" }] },
