@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { constants, deflateRawSync } from "node:zlib";
 import JSZip from "jszip";
 import PptxGenJS from "pptxgenjs";
+import { Document, FootnoteReferenceRun, Packer, Paragraph, TextRun } from "docx";
 import { parseDocument } from "../../src/ingest/parsers/index.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { SHARED_SAMPLES_DIR } from "../fixtures.ts";
@@ -242,6 +243,18 @@ describe(".docx read from its content: page count, pages, tables", () => {
       [1, "Opening page tailword"],
       [2, "headword on the second page\n\nleftcolumn\nrightcolumn"],
     ]);
+  });
+
+  test("a footnote's text is kept without the arrow that links back to its reference", async () => {
+    const doc = new Document({
+      footnotes: { 1: { children: [new Paragraph("The queen lays up to 2,000 eggs a day.")] } },
+      sections: [{ children: [new Paragraph({ children: [new TextRun("Colonies grow fast in spring"), new FootnoteReferenceRun(1)] })] }],
+    });
+    const parsed = await parseDocument("docx", new Uint8Array(await Packer.toBuffer(doc)), "notes.docx");
+    const text = parsed.sections.map((section) => section.text).join("\n\n");
+    expect(text).toContain("Colonies grow fast in spring");
+    expect(text).toContain("The queen lays up to 2,000 eggs a day.");
+    expect(text).not.toContain("↑");
   });
 
   test("a section break ends its section after the text of the paragraph that carries it", async () => {

@@ -167,6 +167,12 @@ describe("text formats", () => {
     ]);
   });
 
+  test("markdown: HTML comments are not text, inline, alone on a line or over several lines; code keeps them", async () => {
+    const md = "# Top\n\nBefore.\n\n<!-- ## Commented Heading -->\n\nAfter <!-- a note --> it.\n\n<!--\nseveral\nlines\n-->\n\n```html\n<!-- in code -->\n```\n\nLast.";
+    const doc = await parseText("md", md);
+    expect(doc.sections).toEqual([{ text: "Before.\n\nAfter it.\n\n<!-- in code -->\n\nLast.", page: null, heading: "Top" }]);
+  });
+
   test("html: entities decoded, table rows as lines, title kept as heading", async () => {
     const doc = await parseText("html", "<title>T &amp; C</title><table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>");
     expect(doc.sections).toEqual([{ text: "a | b\n1 | 2", page: null, heading: "T & C" }]);

@@ -14,6 +14,8 @@ const skipImages = mammoth.images.imgElement(async () => ({ src: "" }));
 // A page or column break inside a paragraph is a line break: mammoth drops them by default, which
 // joined the words on either side into one ("tail" + page break + "head" read "tailhead").
 const BREAKS_AS_LINES = ["br[type='page'] => br", "br[type='column'] => br"];
+/** The link mammoth puts after each footnote and endnote, back to where it is referenced: an arrow, no text. */
+const NOTE_BACK_LINK = /<a href="#[^"]*-ref-[^"]*">↑<\/a>/g;
 
 /** Word documents via mammoth's HTML, so Word's Heading 1–6 styles become section headings. */
 export async function parseDocx(data: Uint8Array): Promise<ParsedDocument> {
@@ -26,7 +28,7 @@ export async function parseDocx(data: Uint8Array): Promise<ParsedDocument> {
   } catch {
     throw new ParseError(INVALID);
   }
-  const sections = htmlToSections(html);
+  const sections = htmlToSections(html.replace(NOTE_BACK_LINK, ""));
   const appXml = await readXmlPart(zip, "docProps/app.xml").catch(() => null);
   const recordedPages = Number(appXml ? DomUtils.textContent(elementsNamed(appXml, "Pages")) : NaN);
   // <Pages> in docProps is whatever the writing program (or anyone) put there, so it can raise the

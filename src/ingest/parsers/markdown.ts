@@ -19,6 +19,9 @@ const LIST_ITEM = /^\s*(?:[-*+]|\d{1,9}[.)])\s+(.*)$/;
 const TABLE_SEPARATOR = /^\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)*(?:\|\s*)?$/;
 const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S+/;
 const BLOCKQUOTE_MARKERS = /^(?: {0,3}>\s?)+/;
+const COMMENT_START = /^ {0,3}<!--/;
+/** An HTML comment within a line; its text cannot hold another opener, so a failed match stops at the next one. */
+const INLINE_COMMENT = /<!--(?:[^<-]|<(?!!--)|-(?!->))*-->/g;
 
 export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
   const lines = decodeText(data).replace(/\r\n?/g, "\n").split("\n");
@@ -49,7 +52,14 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
       collector.addParagraph(code.filter((codeLine) => codeLine.trim() !== "").join("\n"));
       continue;
     }
-    if (line.trim() === "" || LINK_DEFINITION.test(line)) {
+    // An HTML comment is not text. One that opens a line and ends on a later one is skipped up to that
+    // line's end; one that ends on its own line leaves only what is outside it (stripInline).
+    if (COMMENT_START.test(line) && !line.includes("-->")) {
+      flush();
+      while (i + 1 < lines.length && !lines[i]!.includes("-->")) i++;
+      continue;
+    }
+    if (line.trim() === "" || line.replace(INLINE_COMMENT, "").trim() === "" || LINK_DEFINITION.test(line)) {
       flush();
       continue;
     }
@@ -118,6 +128,7 @@ function stripInline(text: string): string {
       .replace(/\[([^[\]]*)\]\([^()]*\)/g, "$1") // links → link text
       .replace(/\[([^[\]]+)\]\[[^[\]]*\]/g, "$1") // reference links
       .replace(/<(https?:\/\/[^<>\s]+)>/g, "$1") // autolinks
+      .replace(INLINE_COMMENT, " ")
       .replace(/<\/?[a-zA-Z][^<>]*>/g, " ") // inline HTML tags
       .replace(/`+([^`]*)`+/g, "$1") // inline code keeps its text
       .replace(/\*\*(?=\S)((?:[^*]|\*(?!\*))+?)(?<=\S)\*\*/g, "$1") // strong
