@@ -38,7 +38,8 @@ interface Unit {
   text: string;
   tokens: number;
   /** What joins this unit to the one before it in a chunk. */
-  separator: " " | "\n" | "\n\n";
+  /** "" where it goes on without a space: after a CJK full stop, or inside a word cut in pieces. */
+  separator: "" | " " | "\n" | "\n\n";
   page: number | null;
   heading: string;
   meta: Record<string, unknown> | undefined;
@@ -50,6 +51,19 @@ interface Unit {
 }
 
 const SENTENCE_BREAK = /(?<=[.!?…]["'”’)\]]*)\s+|(?<=[。！？])/u;
+const CJK_FULL_STOP_AT_END = /[。！？]$/u;
+
+/**
+ * Characters of scripts written without spaces between words. A tokenizer without pieces for a script
+ * may count a whole run of it as one unknown token (the default model counts 1,000 "中" as 2), which let a
+ * chunk of Chinese or Thai grow to tens of thousands of characters; each of these counts as a token at
+ * least. (English runs 2.5-7 characters a token: 8,619 sentences of the evaluation collections.)
+ */
+const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/gu;
+
+function unspacedCharacters(text: string): number {
+  return text.match(UNSPACED_SCRIPT)?.length ?? 0;
+}
 
 /**
  * Longest text given to countTokens in one piece. Tokenizing a much longer run at once costs memory out
@@ -58,7 +72,8 @@ const SENTENCE_BREAK = /(?<=[.!?…]["'”’)\]]*)\s+|(?<=[。！？])/u;
  */
 const MAX_COUNTED_CHARS = 8192;
 
-export function chunkDocument(doc: ParsedDocument, countTokens: (text: string) => number, opts: ChunkOptions = {}): ChunkDraft[] {
+export function chunkDocument(doc: ParsedDocument, modelTokens: (text: string) => number, opts: ChunkOptions = {}): ChunkDraft[] {
+  const countTokens = (text: string) => Math.max(modelTokens(text), unspacedCharacters(text));
   const maxTokens = opts.maxTokens ?? 512;
   const targetTokens = Math.min(opts.targetTokens ?? 384, maxTokens);
   const minTokens = Math.min(opts.minTokens ?? Math.round(targetTokens * 2 / 3), targetTokens);
@@ -142,15 +157,20 @@ function toUnits(doc: ParsedDocument, countTokens: (text: string) => number, max
     for (const paragraph of section.text.split(/\n\s*\n/)) {
       let separator: Unit["separator"] = "\n\n";
       for (const line of paragraph.split("\n")) {
-        for (const sentence of normalize(line).split(SENTENCE_BREAK)) {
+        // Whether the sentence before ended at a CJK full stop with nothing after it: the break left no space to keep.
+        let glued = false;
+        for (const part of normalize(line).split(SENTENCE_BREAK)) {
+          const sentence = part.trimStart();
           if (sentence === "") continue;
           const tokens = sentence.length > MAX_COUNTED_CHARS ? Infinity : countTokens(sentence);
-          const pieces = tokens > maxTokens ? splitByWords(sentence, pieceTokens, maxTokens, countTokens) : [{ text: sentence, tokens }];
-          for (const piece of pieces) {
-            units.push({ ...base, ...piece, separator, startsSection, isHeading: false, startsParagraph: separator === "\n\n" });
+          const pieces = tokens > maxTokens ? splitByWords(sentence, pieceTokens, maxTokens, countTokens) : [{ text: sentence, tokens, glued: false }];
+          for (const [k, piece] of pieces.entries()) {
+            const tight = k === 0 ? glued && sentence === part : piece.glued;
+            units.push({ ...base, text: piece.text, tokens: piece.tokens, separator: tight ? "" : separator, startsSection, isHeading: false, startsParagraph: separator === "\n\n" });
             startsSection = false;
             separator = " ";
           }
+          glued = CJK_FULL_STOP_AT_END.test(sentence);
         }
         if (separator === " ") separator = "\n";
       }
@@ -159,23 +179,26 @@ function toUnits(doc: ParsedDocument, countTokens: (text: string) => number, max
   return units;
 }
 
-/** Word runs of up to pieceTokens each, for a sentence too long for one chunk. */
+/**
+ * Word runs of up to pieceTokens each, for a sentence too long for one chunk. The parts of a word cut in
+ * pieces join without a space; `glued`: the piece goes on with the word the one before it ended in.
+ */
 function splitByWords(sentence: string, pieceTokens: number, maxTokens: number, countTokens: (text: string) => number) {
-  const pieces: { text: string; tokens: number }[] = [];
-  let words: string[] = [];
+  const pieces: { text: string; tokens: number; glued: boolean }[] = [];
+  let text = "";
   let tokens = 0;
+  let glued = false;
   for (const word of sentence.split(" ")) {
-    for (const part of splitOversizedWord(word, maxTokens, countTokens)) {
+    splitOversizedWord(word, maxTokens, countTokens).forEach((part, k) => {
       if (tokens > 0 && tokens + part.tokens > pieceTokens) {
-        pieces.push({ text: words.join(" "), tokens });
-        words = [];
-        tokens = 0;
+        pieces.push({ text, tokens, glued });
+        [text, tokens, glued] = ["", 0, k > 0];
       }
-      words.push(part.text);
+      text += text === "" || k > 0 ? part.text : ` ${part.text}`;
       tokens += part.tokens;
-    }
+    });
   }
-  if (words.length > 0) pieces.push({ text: words.join(" "), tokens });
+  if (text !== "") pieces.push({ text, tokens, glued });
   return pieces;
 }
 

@@ -242,6 +242,30 @@ describe("long input", () => {
     expect(chunks.map((chunk) => chunk.text).join(" ")).toContain("before");
   });
 
+  test("text in scripts without spaces counts a token a character at least, whatever the model says, and is joined as written", () => {
+    // The default model counts 1,000 "中" as 2 tokens: counted by it alone, 30,000 made one chunk.
+    const modelWithoutPieces = (text: string) => text.split(/\s+/).filter(Boolean).length;
+    const chinese = Array.from({ length: 400 }, (_, i) => `第${i}句是这样的中文内容。`).join("");
+    const thai = "ภาษาไทยเป็นภาษาที่มีระดับเสียง ".repeat(300).trim();
+    for (const text of [chinese, "中".repeat(30_000), thai]) {
+      const chunks = chunkDocument({ pageCount: null, sections: [{ text, page: null, heading: "" }] }, modelWithoutPieces, OPTIONS);
+      expect(chunks.length).toBeGreaterThan(10);
+      for (const chunk of chunks) {
+        expect(chunk.tokenCount).toBeLessThanOrEqual(OPTIONS.maxTokens);
+        // every piece of the source, as written: no space after a full stop or between the parts of a run
+        expect(text).toContain(chunk.text);
+      }
+    }
+  });
+
+  test("the parts of a word cut in pieces join without spaces", () => {
+    const countByLength = (text: string) => text.split(/\s+/).filter(Boolean).reduce((sum, word) => sum + Math.ceil(word.length / 4), 0);
+    const word = "abcdefghij".repeat(3_000);
+    const chunks = chunkDocument({ pageCount: null, sections: [{ text: `Before it ${word} after it.`, page: null, heading: "" }] }, countByLength, OPTIONS);
+    for (const chunk of chunks) expect(`Before it ${word} after it.`).toContain(chunk.text);
+    expect(chunks.length).toBeGreaterThan(20);
+  });
+
   test("the tokenizer is never given a megabyte-long run (a 1 MB line or base64 blob used gigabytes or overflowed its stack)", () => {
     let longest = 0;
     const countByLength = (text: string) => {
