@@ -173,6 +173,14 @@ describe("text formats", () => {
     expect(doc.sections).toEqual([{ text: "Before.\n\nAfter it.\n\n<!-- in code -->\n\nLast.", page: null, heading: "Top" }]);
   });
 
+  test("csv: the delimiter is read off the rows (commas, semicolons as European spreadsheets write, tabs); tsv is always tabs", async () => {
+    const rows = async (type: string, text: string) => (await parseText(type, text)).sections.map((section) => section.text);
+    expect(await rows("csv", "Name;Price\nApple;1,50\nPear;2,75\n")).toEqual(["Name: Apple; Price: 1,50\nName: Pear; Price: 2,75"]);
+    expect(await rows("csv", 'Name,Note\nAnna,"likes a; b; c"\nBen,"x; y"\n')).toEqual(["Name: Anna; Note: likes a; b; c\nName: Ben; Note: x; y"]);
+    expect(await rows("csv", "Name\tCity\nAnna\tZurich\n")).toEqual(["Name: Anna; City: Zurich"]);
+    expect(await rows("tsv", "Name;City\tScore\nAnna;Zurich\t5\n")).toEqual(["Name;City: Anna;Zurich; Score: 5"]);
+  });
+
   test("html: entities decoded, table rows as lines, title kept as heading", async () => {
     const doc = await parseText("html", "<title>T &amp; C</title><table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>");
     expect(doc.sections).toEqual([{ text: "a | b\n1 | 2", page: null, heading: "T & C" }]);

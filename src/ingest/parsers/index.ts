@@ -25,8 +25,8 @@ const PARSERS: Record<SupportedType, Parser> = {
   md: async (data) => (await import("./markdown.ts")).parseMarkdown(data),
   html: async (data) => (await import("./html.ts")).parseHtml(data),
   htm: async (data) => (await import("./html.ts")).parseHtml(data),
-  csv: async (data) => (await import("./delimited.ts")).parseDelimited(data, ","),
-  tsv: async (data) => (await import("./delimited.ts")).parseDelimited(data, "\t"),
+  csv: async (data) => (await import("./delimited.ts")).parseDelimited(data, "csv"),
+  tsv: async (data) => (await import("./delimited.ts")).parseDelimited(data, "tsv"),
   json: async (data) => (await import("./json.ts")).parseJson(data),
 };
 
