@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { PDFDocument, StandardFonts } from "pdf-lib";
 import { join } from "node:path";
 import {
   ParseError,
@@ -129,6 +130,25 @@ describe("shared real-world samples", () => {
       for (const phrase of sample.phrases) expectPhrase(doc, phrase, sample.file);
     }, sample.ocr ? OCR_TIMEOUT_MS : 10_000);
   }
+});
+
+describe("pdf running headers and footers", () => {
+  test("a line at the top or bottom of most pages (numbers aside) is left out; the body text and a one-off line there stay", async () => {
+    const pdf = await PDFDocument.create({ updateMetadata: false });
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    for (let n = 1; n <= 4; n++) {
+      const page = pdf.addPage([612, 792]);
+      page.drawText("ACME CONFIDENTIAL", { x: 72, y: 760, size: 9, font });
+      page.drawText(`Body of page ${n} names the orchard${"abcd"[n - 1]} variety.`, { x: 72, y: 700, size: 11, font });
+      page.drawText(n === 2 ? "Signed by the grower on page two." : `Quarterly report 2026, page ${n} of 4`, { x: 72, y: 40, size: 9, font });
+    }
+    const doc = await parseDocument("pdf", await pdf.save(), "report.pdf");
+    const text = doc.sections.map((section) => section.text).join("\n");
+    expect(text).not.toContain("ACME");
+    expect(text).not.toContain("Quarterly report");
+    for (const name of ["orcharda", "orchardb", "orchardc", "orchardd"]) expect(text).toContain(name);
+    expect(text).toContain("Signed by the grower on page two.");
+  });
 });
 
 describe("text formats", () => {

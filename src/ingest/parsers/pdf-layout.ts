@@ -77,6 +77,29 @@ export function bodyFontSize(pages: PdfLine[][]): number {
   return body;
 }
 
+/** How many lines at the top and at the bottom of a page may be running headers or footers. */
+const EDGE_LINES = 2;
+/** A running header or footer recurs on at least this share of the pages, and on 3 at least. */
+const RUNNING_MIN_SHARE = 0.5;
+
+/**
+ * The pages without their running headers and footers ("ACME CONFIDENTIAL", a journal's name and
+ * volume): a line among the top or bottom EDGE_LINES of its page whose text, numbers aside, stands
+ * there on at least half the pages. Left in, they were indexed once a page, often mid-sentence.
+ */
+export function withoutRunningLines(pages: PdfLine[][]): PdfLine[][] {
+  const key = (line: PdfLine) => line.text.replace(/\d+/g, "#").toLowerCase();
+  const edgesOf = (lines: PdfLine[]) => {
+    const byHeight = [...lines].sort((a, b) => b.y - a.y);
+    return new Set([...byHeight.slice(0, EDGE_LINES), ...byHeight.slice(-EDGE_LINES)]);
+  };
+  const edges = pages.map(edgesOf);
+  const pagesWith = new Map<string, number>();
+  for (const pageEdges of edges) for (const text of new Set([...pageEdges].map(key))) pagesWith.set(text, (pagesWith.get(text) ?? 0) + 1);
+  const least = Math.max(3, Math.ceil(pages.length * RUNNING_MIN_SHARE));
+  return pages.map((lines, index) => lines.filter((line) => !(edges[index]!.has(line) && pagesWith.get(key(line))! >= least)));
+}
+
 const PAGE_NUMBER = /^(page\s+)?\d{1,4}(\s*(of|\/)\s*\d{1,4})?$/i;
 
 /** A page's blocks in reading order, without a page number printed at its top or bottom. */

@@ -2,7 +2,7 @@ import { createCanvas } from "@napi-rs/canvas";
 import { PageOrientation, recognizeText } from "./ocr.ts";
 import { MAX_OCR_PIXELS } from "./ocr-raster.ts";
 import { assertPageLimit } from "./page-limit.ts";
-import { bodyFontSize, linesToBlocks, runsToLines, type PdfLine } from "./pdf-layout.ts";
+import { bodyFontSize, linesToBlocks, runsToLines, withoutRunningLines, type PdfLine } from "./pdf-layout.ts";
 import { openPdf, OPS, type PDFPageProxy } from "./pdfjs.ts";
 import { SectionCollector } from "./section-collector.ts";
 import { asParseError, type ParsedDocument } from "./types.ts";
@@ -25,9 +25,13 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
   const pdf = await openPdf(data);
   try {
     assertPageLimit(pdf.numPages);
-    const pages: PageContent[] = [];
+    const read: PageContent[] = [];
     const orientation = new PageOrientation();
-    for (let number = 1; number <= pdf.numPages; number++) pages.push(await readPage(pdf.getPage(number), orientation));
+    for (let number = 1; number <= pdf.numPages; number++) read.push(await readPage(pdf.getPage(number), orientation));
+    const textPages = read.flatMap((page) => ("lines" in page ? [page.lines] : []));
+    const keptLines = withoutRunningLines(textPages);
+    let next = 0;
+    const pages = read.map((page) => ("lines" in page ? { lines: keptLines[next++]! } : page));
 
     const bodySize = bodyFontSize(pages.flatMap((page) => ("lines" in page ? [page.lines] : [])));
     const collector = new SectionCollector();
