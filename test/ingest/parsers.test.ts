@@ -201,6 +201,21 @@ describe("text formats", () => {
     expect(await rows("tsv", "Name;City\tScore\nAnna;Zurich\t5\n")).toEqual(["Name;City: Anna;Zurich; Score: 5"]);
   });
 
+  test("html: page furniture marked by class or id, and hidden elements, are not text; the body and main content always are", async () => {
+    const html = `<html><body class="layout has-sidebar">
+      <div class="breadcrumb">Home &gt; Docs</div>
+      <div id="sidebar">Sidebar links</div>
+      <div class="main-content with-sidebar"><h1>Guide</h1><p>The real article text.</p>
+        <p style="color: red; display:none">Hidden note</p><span style="visibility: hidden">Invisible</span></div>
+      <div id="footer" class="site-footer">Copyright 2026</div>
+      <div class="cookie-banner">We use cookies</div>
+      <div class="share-buttons">Tweet Share</div>
+      <p class="footerless">A class that only starts like one.</p>
+    </body></html>`;
+    const doc = await parseText("html", html);
+    expect(doc.sections).toEqual([{ text: "The real article text.\n\nA class that only starts like one.", page: null, heading: "Guide" }]);
+  });
+
   test("html: entities decoded, table rows as lines, title kept as heading", async () => {
     const doc = await parseText("html", "<title>T &amp; C</title><table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>");
     expect(doc.sections).toEqual([{ text: "a | b\n1 | 2", page: null, heading: "T & C" }]);

@@ -9,6 +9,25 @@ const SKIPPED = new Set([
   "svg", "canvas", "iframe", "object", "button", "select",
 ]);
 const SKIPPED_ROLES = new Set(["navigation", "banner", "contentinfo"]);
+/**
+ * Words in a class or id that mark page furniture rather than the document: site footers and sidebars,
+ * breadcrumbs, cookie and consent notices, newsletter boxes, social and sharing buttons. Whole words
+ * only ("site-footer", not "footerless"); never on the page's body or main content (WRAPPERS, and a
+ * class or id that also says content or main: "main-content has-sidebar").
+ */
+const FURNITURE_WORDS = new Set(["footer", "sidebar", "breadcrumb", "breadcrumbs", "cookie", "cookies", "consent", "gdpr", "newsletter", "social", "sharing"]);
+const SHARE_BUTTONS = /share[-_]?(?:buttons?|links?|bar|tools)/;
+const CONTENT_WORDS = new Set(["content", "main", "article", "body", "post", "entry"]);
+const WRAPPERS = new Set(["html", "body", "main", "article"]);
+const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:;|!|$)/i;
+
+function isFurniture(name: string, attribs: Record<string, string>): boolean {
+  if (WRAPPERS.has(name)) return false;
+  const names = `${attribs.class ?? ""} ${attribs.id ?? ""}`.toLowerCase();
+  const words = names.split(/[^a-z0-9]+/);
+  if (words.some((word) => CONTENT_WORDS.has(word))) return false;
+  return words.some((word) => FURNITURE_WORDS.has(word)) || SHARE_BUTTONS.test(names);
+}
 const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 // Elements that end a paragraph.
 const BLOCKS = new Set([
@@ -22,7 +41,8 @@ const CELLS = new Set(["td", "th"]);
 
 /**
  * HTML → sections: <title> and h1–h6 become headings, block elements paragraph breaks,
- * list items and table rows lines (cells joined with " | "); boilerplate elements are dropped.
+ * list items and table rows lines (cells joined with " | "); boilerplate elements are dropped, and so are
+ * hidden ones and page furniture marked by its class or id (isFurniture).
  * Inside a cell, paragraphs and line breaks are only spaces, so that a row stays one line: Word
  * (through mammoth) puts every cell's text in a <p>.
  */
@@ -57,7 +77,7 @@ export function htmlToSections(html: string): ParsedSection[] {
     {
       onopentag(name, attribs) {
         if (skipDepth > 0 || SKIPPED.has(name) || "hidden" in attribs || attribs["aria-hidden"] === "true" ||
-          SKIPPED_ROLES.has(attribs.role ?? "")) {
+          SKIPPED_ROLES.has(attribs.role ?? "") || HIDDEN_STYLE.test(attribs.style ?? "") || isFurniture(name, attribs)) {
           skipDepth++;
           return;
         }
