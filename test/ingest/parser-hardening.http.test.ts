@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { constants, deflateRawSync } from "node:zlib";
 import JSZip from "jszip";
 import PptxGenJS from "pptxgenjs";
+import * as XLSX from "@e965/xlsx";
 import { Document, FootnoteReferenceRun, Packer, Paragraph, TextRun } from "docx";
 import { parseDocument } from "../../src/ingest/parsers/index.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -321,6 +322,15 @@ describe(".pptx text", () => {
 });
 
 describe("xlsx reader", () => {
+  test("a long number in the General format is indexed with all its digits, not as Excel's 1.23457E+11; other formats as shown", async () => {
+    const sheet = XLSX.utils.aoa_to_sheet([["Order", "Amount", "Share"], [123456789012, 1234.5, 0.25]]);
+    sheet.C2!.z = "0%";
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, sheet, "Orders");
+    const parsed = await parseDocument("xlsx", new Uint8Array(XLSX.write(book, { type: "array", bookType: "xlsx" })), "orders.xlsx");
+    expect(parsed.sections.map((section) => section.text)).toEqual(["Order: 123456789012; Amount: 1234.5; Share: 25%"]);
+  });
+
   test("a workbook with __proto__ as sheet name, shared string and comment reference parses and pollutes nothing", async () => {
     const main = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
     const rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";

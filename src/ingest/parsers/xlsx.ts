@@ -25,6 +25,7 @@ export async function parseXlsx(data: Uint8Array): Promise<ParsedDocument> {
   workbook.SheetNames.forEach((name, index) => {
     const sheet = workbook.Sheets[name];
     if (!sheet) return;
+    spellOutGeneralNumbers(sheet);
     // raw: false gives the text Excel displays (number formats, dates) rather than raw values.
     const rows = XLSX.utils.sheet_to_json<unknown[]>(sheet, { header: 1, blankrows: false, defval: "", raw: false });
     const collector = new SectionCollector({ sheet: name });
@@ -34,4 +35,19 @@ export async function parseXlsx(data: Uint8Array): Promise<ParsedDocument> {
     sections.push(...collector.finish());
   });
   return { pageCount: workbook.SheetNames.length, sections };
+}
+
+/**
+ * A number in the General format is displayed in scientific notation past 11 digits (123456789012 as
+ * "1.23457E+11"): an order number, account or phone number would be indexed without its digits, and found
+ * by none of them. Such a cell's text becomes its full value; any other format keeps what Excel shows.
+ */
+function spellOutGeneralNumbers(sheet: XLSX.WorkSheet): void {
+  for (const [address, cell] of Object.entries(sheet)) {
+    if (address.startsWith("!")) continue;
+    const { t, v, z, w } = cell as XLSX.CellObject;
+    if (t === "n" && typeof v === "number" && (z === undefined || z === "General") && /E[+-]\d/i.test(w ?? "")) {
+      (cell as XLSX.CellObject).w = String(v);
+    }
+  }
 }
