@@ -117,7 +117,13 @@ export class SearchService {
           ? vectorHits.map((hit) => ({ rowid: hit.rowid, score: vectorScore(hit.score) }))
           : keywordHits.map((hit) => ({ rowid: hit.rowid, score: keywordScore(hit.score) }));
     const rows = loadChunkHits(this.deps.db, kbId, ranked.map((hit) => hit.rowid));
-    let candidates: Candidate[] = ranked.filter((h) => rows.has(h.rowid)).map((h) => ({ hit: rows.get(h.rowid)!, score: h.score }));
+    // The filter again, on the metadata the results show: it may have changed (a PATCH) since eligibility
+    // was worked out, before the embedding was awaited, and a result must never contradict its filter.
+    const shown = (hit: ChunkHit | undefined): hit is ChunkHit => hit !== undefined && (predicate === null || predicate(parseJsonObject(hit.document_metadata)));
+    let candidates: Candidate[] = ranked.flatMap((h) => {
+      const hit = rows.get(h.rowid);
+      return shown(hit) ? [{ hit, score: h.score }] : [];
+    });
 
     if (reranker && candidates.length > 0) {
       const scores = await rerankScores(reranker, request.query, candidates.map((c) => c.hit.text), this.deps.rerankTimeoutMs);

@@ -155,3 +155,32 @@ test("metadata changes (PATCH) apply to the next search, even with a filter just
   const data = await search(server, kb, { query: "income tax", filter: { topic: { $eq: "money" } } });
   expect(data.results[0].document_metadata.topic).toBe("money");
 });
+
+test("a result never contradicts its filter, although its document's metadata changes while the search waits for its embedding", async () => {
+  const raced = await createKb(server);
+  await addDocs(server, raced, [
+    { name: "river", text: "The zqe river runs through the common valley past the mill.", metadata: { grp: "b" } },
+    { name: "stream", text: "A zqe stream joins the common river below the bridge.", metadata: { grp: "b" } },
+  ]);
+  const patch = (name: string, grp: string) =>
+    server.request("PATCH", `/v1/knowledge-bases/${raced.kbId}/documents/${raced.docs[name]}`, { token: raced.account.apiKey, body: { metadata: { grp } } });
+  // A query long enough that its embedding takes a while: the PATCH lands meanwhile, after the search has
+  // worked out which documents its filter admits.
+  const query = `zqe common river ${"valley mill bridge water ".repeat(350)}`;
+  let contradicted = 0;
+  let returned = 0;
+  for (let round = 0; round < 12; round++) {
+    const grp = round % 2 === 0 ? "a" : "b";
+    const [vector, hybrid] = await Promise.all([
+      search(server, raced, { query, mode: "vector", top_k: 10, filter: { grp: { $eq: "b" } } }),
+      search(server, raced, { query, mode: "hybrid", top_k: 10, filter: { grp: { $ne: "a" } } }),
+      patch("river", grp),
+    ]);
+    for (const result of [...vector.results, ...hybrid.results]) {
+      returned++;
+      if (result.document_metadata.grp !== "b") contradicted++;
+    }
+  }
+  expect(returned).toBeGreaterThan(0);
+  expect(contradicted).toBe(0);
+});
