@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { loadVectorExtension } from "./vector-extension.ts";
 import { migrate } from "./migrate.ts";
+import { assertDatabaseNotLost } from "./missing-database.ts";
 
 export type Db = Database;
 
@@ -18,6 +19,7 @@ export interface OpenOptions {
 }
 
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
+  assertDatabaseNotLost(path);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = new Database(path, { create: true, strict: true });
   // Before WAL mode: SQLite creates the -wal and -shm files with the database file's mode.

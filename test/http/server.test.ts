@@ -2,7 +2,7 @@
 // lets in-flight requests finish, refuses new ones and checkpoints the WAL. `quarry serve` loads its models
 // while it imports the server and opens the database: either failing ends it with the cause and exit code 1.
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
@@ -47,6 +47,33 @@ describe("server lifecycle", () => {
       const next = await startTestServer({ dataDir });
       expect((await next.request("GET", "/health")).status).toBe(200);
       await next.stop();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("a data directory whose database is missing or empty, but which holds stored files, is refused and its files kept", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-lost-database-"));
+    try {
+      const first = await startTestServer({ dataDir, env: { QUARRY_LIMITS: "off" } });
+      const account = await signup(first);
+      const kb = (await first.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "kept" } })).body.data.id;
+      const doc = await first.request("POST", `/v1/knowledge-bases/${kb}/documents`, { token: account.apiKey, form: { file: new File(["Hives need water."], "hives.txt") } });
+      await waitForDocument(first, account.apiKey, kb, doc.body.data.id);
+      await first.stop();
+      const storedFiles = () => readdirSync(join(dataDir, "files"), { recursive: true }).length;
+      const stored = storedFiles();
+      expect(stored).toBeGreaterThan(0);
+      for (const lose of [() => rmSync(join(dataDir, "quarry.db")), () => writeFileSync(join(dataDir, "quarry.db"), "")]) {
+        lose();
+        const proc = spawnServe(dataDir);
+        const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+        expect(code).toBe(1);
+        expect(stderr).toContain(`quarry: the data directory ${dataDir} holds files/`);
+        expect(stderr).toContain("Restore the database from a backup");
+        await expect(reindex(loadConfig({ QUARRY_DATA_DIR: dataDir }), () => {})).rejects.toThrow(/holds files\/.* but its database/);
+        expect(storedFiles()).toBe(stored);
+      }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
