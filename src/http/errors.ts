@@ -55,8 +55,16 @@ function toQuarryError(code: unknown, error: unknown, request: Request): QuarryE
     case "NOT_FOUND":
       return new QuarryError("NOT_FOUND", `Route not found: ${request.method} ${new URL(request.url).pathname}`);
     default:
-      return new QuarryError("INTERNAL_ERROR", "Internal server error");
+      return isOutOfSpace(error)
+        ? new QuarryError("INTERNAL_ERROR", "The server is out of disk space; try again once an operator has freed some")
+        : new QuarryError("INTERNAL_ERROR", "Internal server error");
   }
+}
+
+/** A write that failed because the data directory's disk (or the user's quota) is full: SQLite's or the file system's. */
+function isOutOfSpace(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "SQLITE_FULL" || code === "ENOSPC" || code === "EDQUOT";
 }
 
 export const errorHandler = new Elysia({ name: "quarry-errors" }).onError({ as: "global" }, ({ code, error, request, set }) => {

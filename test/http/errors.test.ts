@@ -135,6 +135,31 @@ describe("error envelope", () => {
   });
 });
 
+describe("a full disk", () => {
+  test("a write the database has no room for is INTERNAL_ERROR saying so, and the service carries on once there is room", async () => {
+    const own = await startTestServer({ env: { QUARRY_LIMITS: "off" } });
+    try {
+      const account = await signup(own);
+      const { db } = own.server.ctx;
+      // The database may not grow past its current size: SQLite answers SQLITE_FULL, as on a full disk.
+      const pages = (db.query("PRAGMA page_count").get() as { page_count: number }).page_count;
+      db.exec(`PRAGMA max_page_count = ${pages}`);
+      let res;
+      for (let i = 0; i < 200; i++) {
+        res = await own.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: `kb ${i}`, description: "x".repeat(1000) } });
+        if (res.status !== 201) break;
+      }
+      expect(res!.status).toBe(500);
+      expectEnvelope(res!.body, "INTERNAL_ERROR");
+      expect(res!.body.error.message).toBe("The server is out of disk space; try again once an operator has freed some");
+      db.exec("PRAGMA max_page_count = 4294967294");
+      expect((await own.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "after" } })).status).toBe(201);
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
 describe("service endpoints", () => {
   test("GET /health needs no auth and names the models", async () => {
     const res = await server.request("GET", "/health");
