@@ -21,7 +21,9 @@ a body that is not a JSON object as \`[]\`, a body too large as \`["body"]\`, a 
 the uploads; the payment webhook reads its body as sent) and a body over ${MAX_BODY_BYTES} bytes (declared or, when chunked, counted; on the routes that take no API key ${UNAUTHENTICATED_BODY_LIMITS.map(([prefix, max]) => `${prefix.replace(/^\/api/, "")}* ${max}`).join(", ")}) and JSON nesting arrays and objects more than ${MAX_JSON_DEPTH} levels deep are 400 VALIDATION_ERROR. A path id
 needs its type prefix (kb_, doc_; otherwise 400; a request id without req_ is simply not found, 404); a prefixed id that does not exist, or belongs to another account, is
 404 "<Resource> not found: <id>". On /v1 the order of checks is: credential (401), rate limit (429), then the body
-(400): the body is not read before the credential and the rate limit have passed.
+(400): the body is not read before the credential and the rate limit have passed. INTERNAL_ERROR 500 is a failure on the
+server's side: "The server is out of disk space; try again once an operator has freed some" when a write found the disk full,
+else "Internal server error" (the cause is logged with the request id, never sent).
 
 **Processing.** Documents are processed in the background. Accounts take turns: the next document processed belongs to
 the account with the fewest documents in processing, then to the one served longest ago (first in, first out within an
