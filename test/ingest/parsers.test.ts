@@ -218,9 +218,18 @@ describe("text formats", () => {
       <div class="cookie-banner">We use cookies</div>
       <div class="share-buttons">Tweet Share</div>
       <p class="footerless">A class that only starts like one.</p>
+      <p class="cookie-recipe">Cream the butter for the cookies.</p>
+      <div class="social-studies">Civics for year nine.</div>
+      <div id="consent-modal">Accept all</div>
     </body></html>`;
     const doc = await parseText("html", html);
-    expect(doc.sections).toEqual([{ text: "The real article text.\n\nA class that only starts like one.", page: null, heading: "Guide" }]);
+    expect(doc.sections).toEqual([
+      {
+        text: "The real article text.\n\nA class that only starts like one.\n\nCream the butter for the cookies.\n\nCivics for year nine.",
+        page: null,
+        heading: "Guide",
+      },
+    ]);
   });
 
   test("html: entities decoded, table rows as lines, title kept as heading", async () => {

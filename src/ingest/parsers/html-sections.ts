@@ -11,12 +11,13 @@ const SKIPPED = new Set([
 const SKIPPED_ROLES = new Set(["navigation", "banner", "contentinfo"]);
 /**
  * Words in a class or id that mark page furniture rather than the document: site footers and sidebars,
- * breadcrumbs, cookie and consent notices, newsletter boxes, social and sharing buttons. Whole words
- * only ("site-footer", not "footerless"); never on the page's body or main content (WRAPPERS, and a
- * class or id that also says content or main: "main-content has-sidebar").
+ * breadcrumbs, newsletter boxes (whole words only: "site-footer", not "footerless"), and cookie or consent
+ * notices, social links and sharing buttons, named as such (a baking page's "cookie-recipe" and a course's
+ * "social-studies" are text). Never on the page's body or main content (WRAPPERS, and a class or id that
+ * also says content or main: "main-content has-sidebar").
  */
-const FURNITURE_WORDS = new Set(["footer", "sidebar", "breadcrumb", "breadcrumbs", "cookie", "cookies", "consent", "gdpr", "newsletter", "social", "sharing"]);
-const SHARE_BUTTONS = /share[-_]?(?:buttons?|links?|bar|tools)/;
+const FURNITURE_WORDS = new Set(["footer", "sidebar", "breadcrumb", "breadcrumbs", "newsletter", "gdpr"]);
+const FURNITURE_NAMES = /(?:cookie|consent)s?[-_]?(?:banner|notice|bar|popup|modal|message|dialog)|social[-_]?(?:links|icons|media|buttons|share|follow)|share[-_]?(?:buttons?|links?|bar|tools)/;
 const CONTENT_WORDS = new Set(["content", "main", "article", "body", "post", "entry"]);
 const WRAPPERS = new Set(["html", "body", "main", "article"]);
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:;|!|$)/i;
@@ -26,7 +27,7 @@ function isFurniture(name: string, attribs: Record<string, string>): boolean {
   const names = `${attribs.class ?? ""} ${attribs.id ?? ""}`.toLowerCase();
   const words = names.split(/[^a-z0-9]+/);
   if (words.some((word) => CONTENT_WORDS.has(word))) return false;
-  return words.some((word) => FURNITURE_WORDS.has(word)) || SHARE_BUTTONS.test(names);
+  return words.some((word) => FURNITURE_WORDS.has(word)) || FURNITURE_NAMES.test(names);
 }
 const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 // Elements that end a paragraph.
