@@ -131,6 +131,10 @@ export function documentRoutes(ctx: AppContext) {
             "file_type is the lowercased extension. Images, and PDF pages without a text layer or whose fonts have no Unicode map, " +
             "are read by OCR (English); a page " +
             "that reads as garbage is read again turned 90°, 180° and 270° and the most legible reading kept (scans on their side). " +
+            "What is not the document's text stays out: PDF running headers and footers (a line at the top or bottom of at least half " +
+            "the pages, numbers aside), HTML navigation, footers, sidebars, breadcrumbs, cookie notices, sharing buttons and hidden " +
+            "elements, Markdown comments, Word footnotes' back-links. A CSV's delimiter (comma, semicolon, tab or |) is read off its " +
+            "rows; a CSV or sheet whose first row is all numbers has no header row (its columns are Column 1, Column 2, …). " +
             "Limits (429 USAGE_LIMIT_EXCEEDED): the trial period, the monthly page " +
             "allowance (resource pages), the plan's document count (documents) and storage (storage).",
           tags,
