@@ -151,6 +151,35 @@ describe("pdf running headers and footers", () => {
   });
 });
 
+describe("pdf numbered subsection headings", () => {
+  test("a one-line block numbered like 2.1 or B.2.1, then a capital, followed by a paragraph, is a heading at the body's size; numbered lines in a row and lowercase ones are not", async () => {
+    const pdf = await PDFDocument.create({ updateMetadata: false });
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    const big = await pdf.embedFont(StandardFonts.HelveticaBold);
+    const page = pdf.addPage([612, 792]);
+    let y = 740;
+    const line = (text: string, gap: number, size = 11, f = font) => {
+      y -= gap;
+      page.drawText(text, { x: 72, y, size, font: f });
+    };
+    line("2 Irrigation", 0, 16, big);
+    line("Water the young trees twice a week in their first summer.", 40);
+    line("2.1 Drip lines", 40);
+    line("Drip lines put the water at the roots and waste little of it.", 30);
+    line("2.2 Sprinklers", 40);
+    line("2.3 Flood", 40);
+    line("Sprinklers and flooding are covered in the annex.", 30);
+    line("1.5 million hectares are irrigated this way.", 40);
+    line("Most of them lie in the south.", 30);
+    const doc = await parseDocument("pdf", await pdf.save(), "orchard.pdf");
+    expect(doc.sections.map((section) => [section.heading, section.text])).toEqual([
+      ["2 Irrigation", "Water the young trees twice a week in their first summer."],
+      ["2.1 Drip lines", "Drip lines put the water at the roots and waste little of it.\n\n2.2 Sprinklers"],
+      ["2.3 Flood", "Sprinklers and flooding are covered in the annex.\n\n1.5 million hectares are irrigated this way.\n\nMost of them lie in the south."],
+    ]);
+  });
+});
+
 describe("text formats", () => {
   const parseText = (type: string, text: string | Uint8Array) =>
     parseDocument(type, typeof text === "string" ? new TextEncoder().encode(text) : text, `sample.${type}`);

@@ -101,10 +101,24 @@ export function withoutRunningLines(pages: PdfLine[][]): PdfLine[][] {
 }
 
 const PAGE_NUMBER = /^(page\s+)?\d{1,4}(\s*(of|\/)\s*\d{1,4})?$/i;
+/**
+ * A numbered subsection heading set at the body's size ("3.1 SETUP", "B.2.1 ReAct trajectory"): two to
+ * four levels of numbering, then a capital, in a block of its own line followed by a paragraph. Papers
+ * set these in bold, which the text layer does not tell. A top-level number alone ("3 Results") is not
+ * enough: numbered list items and table rows look like that; a section of that level is set larger anyway.
+ */
+const NUMBERED_SUBSECTION = /^(?:\d{1,2}|[A-Z])(?:\.\d{1,2}){1,3}\.?\s+\p{Lu}[^.!?:;]{0,80}$/u;
+const SUBSECTION_MAX_WORDS = 10;
+
+/** A one-line paragraph block that reads as a numbered subsection heading, before its next block is known. */
+function looksNumbered(block: PdfBlock, lines: number): boolean {
+  return block.kind === "paragraph" && lines === 1 && NUMBERED_SUBSECTION.test(block.text) && block.text.split(" ").length <= SUBSECTION_MAX_WORDS;
+}
 
 /** A page's blocks in reading order, without a page number printed at its top or bottom. */
 export function linesToBlocks(lines: PdfLine[], bodySize: number): PdfBlock[] {
   const blocks: PdfBlock[] = [];
+  const lineCounts: number[] = [];
   let group: PdfLine[] = [];
 
   const endGroup = () => {
@@ -113,6 +127,7 @@ export function linesToBlocks(lines: PdfLine[], bodySize: number): PdfBlock[] {
     const heading =
       isLarge(group[0]!, bodySize) && group.length <= HEADING_MAX_LINES && text.length <= HEADING_MAX_CHARS && /\p{L}/u.test(text);
     blocks.push({ kind: heading ? "heading" : "paragraph", text });
+    lineCounts.push(group[0]!.rotated ? 0 : group.length);
     group = [];
   };
 
@@ -122,6 +137,11 @@ export function linesToBlocks(lines: PdfLine[], bodySize: number): PdfBlock[] {
     group.push(line);
   }
   endGroup();
+  // Followed by a paragraph that is not another such line: a table of contents spaced out line by line has no headings.
+  const numbered = blocks.map((block, index) => looksNumbered(block, lineCounts[index]!));
+  numbered.forEach((candidate, index) => {
+    if (candidate && blocks[index + 1]?.kind === "paragraph" && !numbered[index + 1]) blocks[index]!.kind = "heading";
+  });
   return blocks.filter((block, index) => !((index === 0 || index === blocks.length - 1) && PAGE_NUMBER.test(block.text)));
 }
 
