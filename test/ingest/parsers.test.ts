@@ -230,13 +230,6 @@ describe("text formats", () => {
     expect(await rows("tsv", "Name;City\tScore\nAnna;Zurich\t5\n")).toEqual(["Name;City: Anna;Zurich; Score: 5"]);
   });
 
-  test("csv: a first row of numbers is data, not a header", async () => {
-    const rows = async (text: string) => (await parseText("csv", text)).sections.map((section) => section.text);
-    expect(await rows("1,4\n2,5\n")).toEqual(["Column 1: 1; Column 2: 4\nColumn 1: 2; Column 2: 5"]);
-    expect(await rows("2024,1.5%\n2025,-3\n")).toEqual(["Column 1: 2024; Column 2: 1.5%\nColumn 1: 2025; Column 2: -3"]);
-    expect(await rows("Year,Rate\n2024,1.5%\n")).toEqual(["Year: 2024; Rate: 1.5%"]);
-  });
-
   test("html: page furniture marked by class or id, and hidden elements, are not text; the body and main content always are", async () => {
     const html = `<html><body class="layout has-sidebar">
       <div class="breadcrumb">Home &gt; Docs</div>
