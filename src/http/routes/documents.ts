@@ -134,7 +134,7 @@ export function documentRoutes(ctx: AppContext) {
             "What is not the document's text stays out: PDF running headers and footers (a line at the top or bottom of at least half " +
             "the pages, numbers aside), HTML navigation, footers, sidebars, breadcrumbs, cookie notices, sharing buttons and hidden " +
             "elements, Markdown comments, Word footnotes' back-links. A CSV's delimiter (comma, semicolon, tab or |) is read off its " +
-            "rows; a CSV or sheet whose first row is all numbers has no header row (its columns are Column 1, Column 2, …). " +
+            "rows, and its first row (like a sheet's) names the columns: each value is indexed as \"<column>: <value>\". " +
             "Limits (429 USAGE_LIMIT_EXCEEDED): the trial period, the monthly page " +
             "allowance (resource pages), the plan's document count (documents) and storage (storage).",
           tags,
