@@ -9,16 +9,17 @@ const DATA_FOLDERS = ["files", "indexes"];
 
 /** Throws when `databasePath` is missing or empty while its data directory holds stored files or indexes. */
 export function assertDatabaseNotLost(databasePath: string): void {
-  if (existsSync(databasePath) && statSync(databasePath).size > 0) return;
+  const exists = existsSync(databasePath);
+  if (exists && statSync(databasePath).size > 0) return;
   const dataDir = dirname(databasePath);
   const holding = DATA_FOLDERS.filter((folder) => {
     const path = join(dataDir, folder);
     return existsSync(path) && statSync(path).isDirectory() && readdirSync(path).length > 0;
   });
   if (holding.length === 0) return;
+  const folders = holding.map((folder) => `${folder}/`).join(" and ");
   throw new Error(
-    `the data directory ${dataDir} holds ${holding.map((folder) => `${folder}/`).join(" and ")} but its database ` +
-      `${databasePath} is ${existsSync(databasePath) ? "empty" : "missing"}; a new one would leave them unaccounted for, ` +
-      `and they would be deleted. Restore the database from a backup, or move ${holding.map((folder) => `${folder}/`).join(" and ")} away to start afresh`,
+    `the data directory ${dataDir} holds ${folders} but its database ${databasePath} is ${exists ? "empty" : "missing"}; ` +
+      `a new one would leave them unaccounted for, and they would be deleted. Restore the database from a backup, or move ${folders} away to start afresh`,
   );
 }

@@ -28,12 +28,11 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
     const read: PageContent[] = [];
     const orientation = new PageOrientation();
     for (let number = 1; number <= pdf.numPages; number++) read.push(await readPage(pdf.getPage(number), orientation));
-    const textPages = read.flatMap((page) => ("lines" in page ? [page.lines] : []));
-    const keptLines = withoutRunningLines(textPages);
+    const keptLines = withoutRunningLines(read.flatMap((page) => ("lines" in page ? [page.lines] : [])));
     let next = 0;
     const pages = read.map((page) => ("lines" in page ? { lines: keptLines[next++]! } : page));
 
-    const bodySize = bodyFontSize(pages.flatMap((page) => ("lines" in page ? [page.lines] : [])));
+    const bodySize = bodyFontSize(keptLines);
     const collector = new SectionCollector();
     pages.forEach((page, index) => {
       collector.setPage(index + 1);
