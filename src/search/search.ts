@@ -91,11 +91,14 @@ export class SearchService {
     // A first load of the documents lets other requests run, which may let this index go under the memory budget.
     if (index.closed) index = this.deps.indexes.get(kbId);
     usage.chunks_searched = scope.count;
-    const side = nextSearch(request.mode === "hybrid");
-    const keywordSide: Promise<RowidHit[]> =
-      request.mode === "vector" ? Promise.resolve([]) : index.keywordSearch(request.keywordQuery ?? request.query, scope, sideDepth, side);
+    // Hybrid with alpha 0 (keyword only) or 1 (vector only) gives the other side no weight: it is not run,
+    // so alpha 0 makes no embedding call. The fused ranking is the same either way.
+    const keyword = request.mode === "keyword" || (request.mode === "hybrid" && request.alpha < 1);
+    const vector = request.mode === "vector" || (request.mode === "hybrid" && request.alpha > 0);
+    const side = nextSearch(keyword && vector);
+    const keywordSide: Promise<RowidHit[]> = keyword ? index.keywordSearch(request.keywordQuery ?? request.query, scope, sideDepth, side) : Promise.resolve([]);
     const vectorSide: Promise<RowidHit[]> =
-      request.mode === "keyword"
+      !vector
         ? Promise.resolve([])
         : this.embedQuery(kbId, request.query).then(({ vector, tokens }) => {
             usage.embedding_tokens = tokens;

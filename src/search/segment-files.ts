@@ -4,8 +4,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-/** Bumped when a segment's files change shape; a segment of another format is rebuilt (index-recovery.ts). */
-export const SEGMENT_FORMAT = 6;
+/**
+ * Bumped when a segment's files change shape or its keyword terms change (tokenize.ts; 7: CJK characters
+ * beside their pairs, Thai-like scripts split into words); a segment of another format is rebuilt
+ * (index-recovery.ts).
+ */
+export const SEGMENT_FORMAT = 7;
 
 export interface SegmentManifest {
   /** SEGMENT_FORMAT when written (absent in format 1, whose vector side was an HNSW graph). */

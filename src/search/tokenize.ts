@@ -1,6 +1,7 @@
 // Text → keyword terms, the same way for passages and queries: lower case, diacritics removed, split on
 // anything that is not a letter or digit, stopwords dropped, English words stemmed (Snowball/Porter2).
-// Runs of Chinese, Japanese or Korean script, which have no spaces, become overlapping character pairs.
+// Scripts written without spaces between words: runs of Chinese, Japanese or Korean become their characters
+// and overlapping character pairs; Thai, Lao, Khmer and Burmese are split into words by ICU's dictionaries.
 // Any input is safe: query syntax characters are just separators here.
 import stem from "wink-porter2-stemmer";
 import { ENGLISH_STOPWORDS } from "./stopwords.ts";
@@ -9,8 +10,15 @@ const WORD = /[\p{L}\p{N}]+/gu;
 const CJK_CLASS = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc";
 const CJK = new RegExp(`[${CJK_CLASS}]`, "u");
 const CJK_RUNS = new RegExp(`[${CJK_CLASS}]+|[^${CJK_CLASS}]+`, "gu");
+/** Scripts whose words ICU finds (Intl.Segmenter); their vowel signs and tone marks tell words apart, so are kept. */
+const SEGMENTED_CLASS = "\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}";
+const SEGMENTED = new RegExp(`[${SEGMENTED_CLASS}]`, "u");
+/** Splits around those runs, keeping them: odd parts are the runs. */
+const AROUND_SEGMENTED = new RegExp(`([${SEGMENTED_CLASS}]+)`, "u");
+const WORDS = new Intl.Segmenter("th", { granularity: "word" });
 const NON_ASCII = /[^\x00-\x7f]/;
-const MARKS = /\p{M}+/gu;
+/** Combining marks, but for kana's voicing marks (で is not て). */
+const MARKS = /(?:(?![\u3099\u309a])\p{M})+/gu;
 /** Longer tokens are noise (ids, base64); they are cut so the index cannot balloon. */
 const MAX_TERM_LENGTH = 64;
 const STEM_CACHE_LIMIT = 200_000;
@@ -27,26 +35,48 @@ function stemOf(word: string): string {
   return stemmed;
 }
 
+/**
+ * Each character and each pair: pairs rank multi-character words (東京) above their characters found apart,
+ * and characters find one-character words (猫, 水) and a word's part (東 in 東京).
+ */
 function pushCjk(run: string, out: string[]): void {
   const chars = Array.from(run);
-  if (chars.length === 1) out.push(chars[0]);
-  for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
+  for (let i = 0; i < chars.length; i++) {
+    out.push(chars[i]);
+    if (i + 1 < chars.length) out.push(chars[i] + chars[i + 1]);
+  }
+}
+
+function pushSegmented(run: string, out: string[]): void {
+  for (const { segment, isWordLike } of WORDS.segment(run)) {
+    if (isWordLike) out.push(cut(segment.normalize("NFKC")));
+  }
 }
 
 function pushWord(word: string, out: string[]): void {
   if (ENGLISH_STOPWORDS.has(word)) return;
-  out.push(stemOf(word.length > MAX_TERM_LENGTH ? word.slice(0, MAX_TERM_LENGTH) : word));
+  out.push(stemOf(cut(word)));
+}
+
+function cut(term: string): string {
+  return term.length > MAX_TERM_LENGTH ? term.slice(0, MAX_TERM_LENGTH) : term;
+}
+
+/** Diacritics removed, then words and CJK runs. NFC puts back what NFKD took apart and is kept: kana, Hangul syllables. */
+function pushFolded(text: string, out: string[]): void {
+  const folded = text.normalize("NFKD").replace(MARKS, "").normalize("NFC");
+  for (const word of folded.match(WORD) ?? []) {
+    if (!CJK.test(word)) pushWord(word, out);
+    else for (const part of word.match(CJK_RUNS)!) (CJK.test(part) ? pushCjk : pushWord)(part, out);
+  }
 }
 
 /** The keyword terms of a text, in order, repeats kept (term frequency counts them). */
 export function keywordTerms(text: string): string[] {
-  let normalized = text.toLowerCase();
-  const ascii = !NON_ASCII.test(normalized);
-  if (!ascii) normalized = normalized.normalize("NFKD").replace(MARKS, "");
+  const lower = text.toLowerCase();
   const out: string[] = [];
-  for (const word of normalized.match(WORD) ?? []) {
-    if (ascii || !CJK.test(word)) pushWord(word, out);
-    else for (const part of word.match(CJK_RUNS)!) (CJK.test(part) ? pushCjk : pushWord)(part, out);
-  }
+  if (!NON_ASCII.test(lower)) for (const word of lower.match(WORD) ?? []) pushWord(word, out);
+  else if (!SEGMENTED.test(lower)) pushFolded(lower, out);
+  else lower.split(AROUND_SEGMENTED).forEach((part, i) => (i % 2 === 1 ? pushSegmented(part, out) : pushFolded(part, out)));
   return out;
 }

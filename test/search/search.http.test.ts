@@ -88,7 +88,7 @@ test("keyword search stems and ignores case and diacritics", async () => {
   expect(docNames(kb, data.results)).toEqual(["volcano"]);
 });
 
-test("hybrid: a chunk first on both sides scores 1; alpha 0 and 1 follow one side", async () => {
+test("hybrid: a chunk first on both sides scores 1; alpha 0 and 1 run one side only", async () => {
   const both = await search(server, kb, { query: "sourdough bread dough oven", mode: "hybrid" });
   expect(docNames(kb, both.results)[0]).toBe("baking");
   expect(both.results[0].score).toBe(1);
@@ -99,6 +99,7 @@ test("hybrid: a chunk first on both sides scores 1; alpha 0 and 1 follow one sid
   }
   const keywordOnly = await search(server, kb, { query: "sourdough", mode: "hybrid", alpha: 0 });
   expect(docNames(kb, keywordOnly.results)).toEqual(["baking"]);
+  expect(keywordOnly.usage).toMatchObject({ embedding_tokens: 0, search_mode: "hybrid" });
   const vectorOnly = await search(server, kb, { query: "sourdough", mode: "hybrid", alpha: 1 });
   expect(vectorOnly.results).toHaveLength(TOPICS.length);
   expect(vectorOnly.usage.embedding_tokens).toBeGreaterThan(0);
@@ -149,6 +150,34 @@ test("hostile keyword queries never fail", async () => {
   }
   const quoted = await search(server, kb, { query: '"volcano" NEAR lava*', mode: "keyword" });
   expect(docNames(kb, quoted.results)).toEqual(["volcano"]);
+});
+
+test("keyword search finds words of scripts written without spaces: one CJK character, a Thai word in a run", async () => {
+  const unspaced = await createKb(server, kb.account);
+  await addDocs(server, unspaced, [
+    { name: "tokyo", text: "東京は日本の首都です。" },
+    { name: "cat", text: "猫是一种常见的家养宠物。" },
+    { name: "thai", text: "การค้นหาข้อมูลในเอกสาร" },
+    { name: "korean", text: "검색 엔진은 문서를 찾습니다" },
+  ]);
+  const found: Record<string, string[]> = {};
+  for (const query of ["東", "京", "東京", "首都", "です", "て", "猫", "宠物", "ข้อมูล", "เอกสาร", "검색"]) {
+    found[query] = docNames(unspaced, (await search(server, unspaced, { query, mode: "keyword" })).results);
+  }
+  expect(found).toEqual({
+    東: ["tokyo"],
+    京: ["tokyo"],
+    東京: ["tokyo"],
+    首都: ["tokyo"],
+    です: ["tokyo"],
+    // Kana keep their voicing marks: て is not で.
+    て: [],
+    猫: ["cat"],
+    宠物: ["cat"],
+    ข้อมูล: ["thai"],
+    เอกสาร: ["thai"],
+    검색: ["korean"],
+  });
 });
 
 test("a query with no searchable terms returns no keyword results", async () => {

@@ -85,7 +85,7 @@ const SearchResponseSchema = z.object({
       .number()
       .int()
       .describe(
-        "Tokens used to embed the query; 0 in keyword mode. The same for a query asked again in the same knowledge base, whose embedding is reused (the last QUARRY_QUERY_CACHE_ENTRIES queries are kept)",
+        "Tokens used to embed the query; 0 in keyword mode and in hybrid mode with alpha 0. The same for a query asked again in the same knowledge base, whose embedding is reused (the last QUARRY_QUERY_CACHE_ENTRIES queries are kept)",
       ),
     rerank_applied: z.boolean().describe("false when reranking was not requested, no reranker is installed, or it failed or timed out"),
     rerank_calls: z.number().int().describe("Reranker calls that were applied: 1 when rerank_applied, else 0 (a failed or timed-out call counts 0)"),
@@ -106,10 +106,12 @@ every chunk while a knowledge base's indexed part holds fewer than 8,192, else t
 around centroids) that scores the nearest 10 % of them and at least 20,000 (recall@10 ≈ 0.97 against exact search on
 real embeddings at 1M chunks); a filter never makes it return fewer than min(top_k, matching chunks).
 \`keyword\`: BM25 (k1 = ${BM25_K1}, b = ${BM25_B}) over stemmed English terms with stopwords removed; any text is accepted, query
-syntax characters are ignored, terms are ORed; no embedding call (embedding_tokens 0). A query with no searchable
-terms returns no results. \`keyword_query\` replaces the text of the keyword side. \`hybrid\`: both, fused by Reciprocal
-Rank Fusion (k = ${RRF_K}) over the best ${HYBRID_SIDE_DEPTH} chunks of each side, the vector side weighted by alpha
-and the keyword side by 1 − alpha.
+syntax characters are ignored, terms are ORed; no embedding call (embedding_tokens 0). Chinese, Japanese and Korean
+are matched by character and by pair of characters, Thai, Lao, Khmer and Burmese by dictionary word. A query with no
+searchable terms returns no results. \`keyword_query\` replaces the text of the keyword side. \`hybrid\`: both, fused by
+Reciprocal Rank Fusion (k = ${RRF_K}) over the best ${HYBRID_SIDE_DEPTH} chunks of each side, the vector side weighted by
+alpha and the keyword side by 1 − alpha; alpha 0 runs the keyword side only (no embedding call, embedding_tokens 0) and
+alpha 1 the vector side only.
 
 **Scores** are 0–1, higher is better, and a given raw relevance always maps to the same score within a mode:
 vector = cosine similarity (negatives as 0); keyword = s / (s + ${KEYWORD_SCORE_MIDPOINT}) for the BM25 score s;
