@@ -130,7 +130,9 @@ export function assertDocumentCapacity(db: Db, account: AccountRow, addBytes: nu
   }
   if (bytes + addBytes > plan.storageBytes) {
     throw usageLimitExceeded(
-      `Storage limit reached: the ${plan.name} plan allows ${plan.storageBytes} bytes and ${bytes} are used. Delete documents or upgrade your plan.`,
+      bytes >= plan.storageBytes
+        ? `Storage limit reached: the ${plan.name} plan allows ${plan.storageBytes} bytes and ${bytes} are used. Delete documents or upgrade your plan.`
+        : `Storage limit: ${addBytes} more bytes would exceed the ${plan.name} plan's ${plan.storageBytes} bytes, of which ${bytes} are used. Delete documents or upgrade your plan.`,
       { resource: "storage", limit: plan.storageBytes, used: bytes },
     );
   }

@@ -112,6 +112,10 @@ describe("account limits", () => {
     expect(bulky.status).toBe(202);
     const res = await upload(server, ws, text("extra.png", new Uint8Array(6 * 1024 * 1024)));
     expectUsageLimit(res, { resource: "storage", limit: 50 * 1024 * 1024, used: 45 * 1024 * 1024 });
+    // Not "reached": the upload would pass it.
+    expect(res.body.error.message).toBe(
+      "Storage limit: 6291456 more bytes would exceed the trial plan's 52428800 bytes, of which 47185920 are used. Delete documents or upgrade your plan.",
+    );
     // A replacement counts only the difference in size.
     const failed = await waitForDocument(server, ws.account.apiKey, ws.kbId, bulky.body.data.id);
     expect(failed.status).toBe("failed");
