@@ -36,8 +36,9 @@ export function sanitizeFileName(name: string): string {
   const cleaned = base
     .normalize("NFC")
     .replace(/[\u0000-\u001f\u007f<>:"|?*]/g, "")
-    .replace(/^[.\s]+/, "")
-    .trim();
+    .trim()
+    // No hidden files; a name that is only an extension (".txt") keeps it.
+    .replace(/^\.+/, "file.");
   if (Buffer.byteLength(cleaned) <= MAX_STORED_NAME_BYTES) return cleaned || "file";
   const extension = /\.[^.]+$/.exec(cleaned)?.[0] ?? "";
   const kept = Buffer.byteLength(extension) <= MAX_KEPT_EXTENSION_BYTES ? extension : "";

@@ -2,7 +2,7 @@
 // updates, replacement, deletion of every trace, chunk paging, document_count and account isolation.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { signup, startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
 import { addText, allChunks, indexRows, ingest, keywordHits, replace, totalVectors, upload, vectorsPurged, workspace, type Workspace } from "./ingest-helpers.ts";
 
@@ -93,6 +93,15 @@ describe("POST /documents (upload)", () => {
     expect(res.body.data.name).toBe("passwd.txt");
     expect(res.body.data.storage_path).not.toContain("..");
     expect(existsSync(join(server.dataDir, res.body.data.storage_path))).toBe(true);
+  });
+
+  test("a name that is only an extension is stored under file.<extension>, never as a hidden file", async () => {
+    const ws = await workspace(server);
+    for (const name of [".txt", "  .txt", "...notes.md"]) {
+      const res = await upload(server, ws, text(name, "a short note"));
+      expect(res.status).toBe(202);
+      expect(basename(res.body.data.storage_path)).toBe(name === "...notes.md" ? "file.notes.md" : "file.txt");
+    }
   });
 
   test("a name over 256 characters is rejected", async () => {
