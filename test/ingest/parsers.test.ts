@@ -149,6 +149,15 @@ describe("pdf running headers and footers", () => {
     for (const name of ["orcharda", "orchardb", "orchardc", "orchardd"]) expect(text).toContain(name);
     expect(text).toContain("Signed by the grower on page two.");
   });
+  test("pages whose only lines repeat are kept whole: those lines are the content", async () => {
+    const pdf = await PDFDocument.create({ updateMetadata: false });
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    for (let n = 1; n <= 4; n++) pdf.addPage([612, 792]).drawText(`Item ${n} costs ${n * 3} dollars`, { x: 72, y: 700, size: 11, font });
+    const doc = await parseDocument("pdf", await pdf.save(), "prices.pdf");
+    expect(doc.sections.map((section) => section.text).join("\n")).toBe(
+      ["Item 1 costs 3 dollars", "Item 2 costs 6 dollars", "Item 3 costs 9 dollars", "Item 4 costs 12 dollars"].join("\n"),
+    );
+  });
 });
 
 describe("pdf numbered subsection headings", () => {

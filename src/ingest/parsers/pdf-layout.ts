@@ -85,7 +85,9 @@ const RUNNING_MIN_SHARE = 0.5;
 /**
  * The pages without their running headers and footers ("ACME CONFIDENTIAL", a journal's name and
  * volume): a line among the top or bottom EDGE_LINES of its page whose text, numbers aside, stands
- * there on at least half the pages. Left in, they were indexed once a page, often mid-sentence.
+ * there on at least half the pages. Left in, they were indexed once a page, often mid-sentence. A page
+ * made only of such lines keeps them: they are its content ("Item 3 costs 12 dollars" alone on each
+ * page), and taking them made a readable file fail with no text.
  */
 export function withoutRunningLines(pages: PdfLine[][]): PdfLine[][] {
   const key = (line: PdfLine) => line.text.replace(/\d+/g, "#").toLowerCase();
@@ -97,7 +99,10 @@ export function withoutRunningLines(pages: PdfLine[][]): PdfLine[][] {
   const pagesWith = new Map<string, number>();
   for (const pageEdges of edges) for (const text of new Set([...pageEdges].map(key))) pagesWith.set(text, (pagesWith.get(text) ?? 0) + 1);
   const least = Math.max(3, Math.ceil(pages.length * RUNNING_MIN_SHARE));
-  return pages.map((lines, index) => lines.filter((line) => !(edges[index]!.has(line) && pagesWith.get(key(line))! >= least)));
+  return pages.map((lines, index) => {
+    const kept = lines.filter((line) => !(edges[index]!.has(line) && pagesWith.get(key(line))! >= least));
+    return kept.length > 0 ? kept : lines;
+  });
 }
 
 const PAGE_NUMBER = /^(page\s+)?\d{1,4}(\s*(of|\/)\s*\d{1,4})?$/i;
