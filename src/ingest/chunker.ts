@@ -6,7 +6,8 @@ import type { ParsedDocument } from "./parsers/types.ts";
 // lists), and word runs for sentences too long to fit a chunk. Each unit is counted once, and
 // chunks are packed from units by summing their counts. Rules:
 // - A heading starts a new chunk, unless the chunk so far is under minTokens: small sections
-//   are merged with what follows (a chunk's sectionHeading is the heading in force where it starts).
+//   are merged with what follows (a chunk's sectionHeading is the heading in force where it starts, or
+//   the first one in it when it starts before any).
 // - A change of section metadata (another slide or sheet) always starts a new chunk.
 // - Otherwise a chunk grows to targetTokens (never beyond maxTokens). When what is left of its
 //   section fits under maxTokens, it takes that too; else, when it stops inside a paragraph and a
@@ -116,7 +117,7 @@ export function chunkDocument(doc: ParsedDocument, modelTokens: (text: string) =
     if (i < units.length && i - start > 1 && units[i - 1]!.isHeading) i--;
 
     const own = units.slice(start, i);
-    chunks.push(toChunk([...overlap, ...own], own[0]!, chunks.length));
+    chunks.push(toChunk([...overlap, ...own], own, chunks.length));
     const next = units[i];
     const sameSection = next !== undefined && !next.startsSection && next.metaKey === own[0]!.metaKey;
     overlap = sameSection ? tailOverlap(own, Math.floor(sumTokens(own) * overlapRatio), countTokens) : [];
@@ -253,7 +254,8 @@ function tailOverlap(units: Unit[], budget: number, countTokens: (text: string) 
  * an estimate (spec 2.4): summed over many chunks it is within 0.4 % of a recount, one chunk within ~5 %
  * (a separator can merge or split a piece at a unit boundary).
  */
-function toChunk(units: Unit[], first: Unit, chunkIndex: number): ChunkDraft {
+function toChunk(units: Unit[], own: Unit[], chunkIndex: number): ChunkDraft {
+  const first = own[0]!;
   const text = units.map((unit, i) => (i === 0 ? unit.text : unit.separator + unit.text)).join("");
   const pages = units.map((unit) => unit.page).filter((page): page is number => page !== null);
   return {
@@ -261,7 +263,9 @@ function toChunk(units: Unit[], first: Unit, chunkIndex: number): ChunkDraft {
     chunkIndex,
     startPage: pages.length > 0 ? Math.min(...pages) : null,
     endPage: pages.length > 0 ? Math.max(...pages) : null,
-    sectionHeading: first.heading,
+    // Text before a document's first heading has none: a chunk starting there takes the first heading
+    // merged into it, under which most of its text usually is.
+    sectionHeading: first.heading || (own.find((unit) => unit.heading !== "")?.heading ?? ""),
     tokenCount: sumTokens(units),
     metadata: { ...first.meta },
   };

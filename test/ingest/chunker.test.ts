@@ -156,6 +156,16 @@ describe("section rules", () => {
     expect(chunks[0]!.text).toContain("\n\nFour\n\ns4p1w0");
   });
 
+  test("a chunk starting in text before the first heading takes the first heading merged into it", () => {
+    const sections: ParsedSection[] = [
+      { text: "pip install orchard", page: 1, heading: "" },
+      { text: uniqueProse(1, 1, 40), page: 1, heading: "What to grow" },
+      { text: uniqueProse(2, 1, 40), page: 1, heading: "When to prune" },
+    ];
+    const chunks = chunkDocument({ pageCount: 1, sections }, countWords, OPTIONS);
+    expect(chunks.map((chunk) => [chunk.sectionHeading, chunk.text.slice(0, 19)])).toEqual([["What to grow", "pip install orchard"]]);
+  });
+
   test("a section's last sentences stay with the rest of it, so the small sections after it start a chunk under their own heading", () => {
     // 130 words of Alpha: past the target of 120, within the maximum of 160. Left over, its last sentences
     // opened the next chunk, which merged Beta and Gamma in under the heading Alpha.
