@@ -84,7 +84,8 @@ export class DocumentService {
   addText(account: AccountRow, kbId: string, input: TextInput): Promise<Document> {
     const now = this.deps.clock.now();
     const name = input.name === undefined ? `text-${now.toISOString()}.txt` : documentName(input.name, "name");
-    const data = new TextEncoder().encode(input.text);
+    // NUL characters mean nothing in text, and a stored .txt holding them would be read as a binary file.
+    const data = new TextEncoder().encode(input.text.replaceAll("\u0000", ""));
     return this.add(account, kbId, { name, fileType: "txt", data, size: data.byteLength }, input.metadata ?? {}, now);
   }
 

@@ -84,6 +84,15 @@ describe("POST /documents/text", () => {
     expect(res.body.data.storage_path).toEndWith("/Weekly sync.txt");
   });
 
+  test("NUL characters in the text are dropped: it is not read as a binary file", async () => {
+    const ws = await workspace(server);
+    const res = await addText(server, ws, { text: "\u0000\u0000Lighthouse\u0000 logbook entries", name: "nul.txt" });
+    expect(res.status).toBe(202);
+    const ready = await waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id);
+    expect([ready.status, ready.error_detail]).toEqual(["ready", null]);
+    expect((await allChunks(server, ws, ready.id)).map((chunk) => chunk.text)).toEqual(["Lighthouse logbook entries"]);
+  });
+
   test("validates text, name and metadata", async () => {
     const ws = await workspace(server);
     const cases: [unknown, string][] = [
