@@ -4,6 +4,7 @@
 import { Elysia } from "elysia";
 import { invalid, validationError, type QuarryError } from "../errors.ts";
 import { requestState } from "./request-state.ts";
+import { MAX_TEXT_LENGTH } from "../ingest/upload-rules.ts";
 
 /** 50 MB of file plus room for multipart framing and form fields. */
 export const MAX_BODY_BYTES = 51 * 1024 * 1024;
@@ -25,13 +26,22 @@ export function hasBody(request: Request): boolean {
   return request.headers.has("transfer-encoding") || Number(request.headers.get("content-length") ?? 0) > 0;
 }
 
+/**
+ * Raw text takes MAX_TEXT_LENGTH characters written as JSON escapes (\\uXXXX: 6 bytes each, as clients
+ * that escape all non-ASCII send them), with room for the name and metadata. That holds any text of the
+ * Basic Multilingual Plane; a character beyond it (an emoji) takes two escapes, 12 bytes, or 4 as UTF-8.
+ */
+export const MAX_TEXT_BODY_BYTES = 6 * MAX_TEXT_LENGTH + 1024 * 1024;
+const TEXT_ROUTE = /^\/api\/v1\/knowledge-bases\/[^/]+\/documents\/text$/;
+
 export function maxBodyBytes(path: string): number {
+  if (TEXT_ROUTE.test(path)) return MAX_TEXT_BODY_BYTES;
   return UNAUTHENTICATED_BODY_LIMITS.find(([prefix]) => path.startsWith(prefix))?.[1] ?? MAX_BODY_BYTES;
 }
 
 function tooLarge(size: string, max: number): QuarryError {
-  const perFile = max === MAX_BODY_BYTES ? " (50 MB per file)" : "";
-  return invalid(["body"], `is too large: ${size} bytes; the maximum is ${max} bytes${perFile}`);
+  const room = max === MAX_BODY_BYTES ? " (50 MB per file)" : max === MAX_TEXT_BODY_BYTES ? ` (${MAX_TEXT_LENGTH} characters of text)` : "";
+  return invalid(["body"], `is too large: ${size} bytes; the maximum is ${max} bytes${room}`);
 }
 
 /** The body as text; one sent without a Content-Length (chunked) is cut off at `max` bytes. */

@@ -7,6 +7,8 @@ import { characterCount } from "../characters.ts";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 export const MAX_NAME_LENGTH = 256;
+/** Longest raw text (POST …/documents/text), in UTF-16 code units (a JavaScript string's length). */
+export const MAX_TEXT_LENGTH = 10_000_000;
 
 /**
  * The name shown for a document: the last path segment of what the client sent, without control

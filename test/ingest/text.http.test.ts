@@ -128,4 +128,16 @@ describe("POST /documents/text", () => {
     const del = await server.request("DELETE", `${ws.docs}/${res.body.data.id}`, { token: ws.account.apiKey });
     expect(del.status).toBe(200);
   });
+
+  test("10,000,000 characters fit in the body also written as JSON escapes (\\u732b: 60 MB); a larger body is 400 at body", async () => {
+    const ws = await workspace(server);
+    const escaped = (count: number) => `{"text":"${"\\u732b".repeat(count)}"}`;
+    const res = await server.request("POST", `${ws.docs}/text`, { token: ws.account.apiKey, body: escaped(10_000_000) });
+    expect(res.status).toBe(202);
+    expect(res.body.data.file_size_bytes).toBe(30_000_000); // 猫 is 3 bytes of UTF-8
+    await server.request("DELETE", `${ws.docs}/${res.body.data.id}`, { token: ws.account.apiKey });
+    const over = await server.request("POST", `${ws.docs}/text`, { token: ws.account.apiKey, body: escaped(10_200_000) });
+    expect(over.status).toBe(400);
+    expect(over.body.error.details.issues).toEqual([{ path: ["body"], message: "is too large: 61200011 bytes; the maximum is 61048576 bytes (10000000 characters of text)" }]);
+  });
 });

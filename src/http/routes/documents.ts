@@ -8,7 +8,7 @@ import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, pageO
 import { DOCUMENT_STATUSES, type Document } from "../../store/documents.ts";
 import { DocumentService, type UploadInput } from "../../ingest/document-service.ts";
 import { MULTIPART } from "../body.ts";
-import { MAX_FILE_BYTES, MAX_NAME_LENGTH, parseMetadataField } from "../../ingest/upload-rules.ts";
+import { MAX_FILE_BYTES, MAX_NAME_LENGTH, MAX_TEXT_LENGTH, parseMetadataField } from "../../ingest/upload-rules.ts";
 import { SUPPORTED_TYPES } from "../../ingest/parsers/index.ts";
 
 export const DocumentSchema = z.object({
@@ -66,7 +66,7 @@ const UploadBody = z.object(
 );
 
 const TextBody = z.object({
-  text: z.string().min(1).max(10_000_000),
+  text: z.string().min(1).max(MAX_TEXT_LENGTH),
   name: z.string().min(1).max(MAX_NAME_LENGTH).optional().describe("Default text-<created_at as ISO timestamp>.txt"),
   metadata: MetadataInput.optional(),
 });
