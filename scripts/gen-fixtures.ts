@@ -120,6 +120,25 @@ export async function generateFixtures(dir: string): Promise<Pick<FixtureManifes
   write("unmapped-font.pdf", await unmappedFontPdfBytes("Tidal gauge readings were logged every ten minutes at the pier."));
   documents.push({ file: "unmapped-font.pdf", type: "pdf", pageCount: 1, ocr: true, phrases: [{ text: "tidal gauge readings", page: 1 }] });
 
+  // A page that reads fine but for a figure set in a font without a Unicode map: the figure's area is read by OCR.
+  write(
+    "unmapped-figure.pdf",
+    await unmappedFigurePdfBytes(
+      "Harbour pilots board incoming ships two miles offshore and guide them through the channel to the berth. ".repeat(3),
+      "Figure 2: buoy positions charted at low water",
+    ),
+  );
+  documents.push({
+    file: "unmapped-figure.pdf",
+    type: "pdf",
+    pageCount: 1,
+    ocr: true,
+    phrases: [
+      { text: "harbour pilots board incoming ships", page: 1 },
+      { text: "buoy positions charted at low water", page: 1 },
+    ],
+  });
+
   // An owner password only restricts permissions; anyone can open and read the file.
   write("permissions-only.pdf", await pdfKitBytes("Lunar regolith samples are stored in nitrogen cabinets.", { ownerPassword: "owner-secret" }));
   documents.push({ file: "permissions-only.pdf", type: "pdf", pageCount: 1, phrases: [{ text: "lunar regolith samples", page: 1 }] });
@@ -310,23 +329,43 @@ async function blankPdfBytes(pages: number): Promise<Uint8Array> {
 
 /** pdf-lib cannot encrypt; pdfkit writes the standard security handler. */
 function pdfKitBytes(text: string, security: { userPassword?: string; ownerPassword?: string } = {}, fontPath?: string): Promise<Uint8Array> {
+  return pdfKitDocument((doc) => {
+    if (fontPath) doc.font(fontPath);
+    doc.fontSize(14).text(text);
+  }, security);
+}
+
+function pdfKitDocument(draw: (doc: PDFKit.PDFDocument) => void, security: { userPassword?: string; ownerPassword?: string } = {}): Promise<Uint8Array> {
   const doc = new PDFKit({ ...security, pdfVersion: "1.4", info: { CreationDate: new Date(0) } });
   const parts: Buffer[] = [];
   doc.on("data", (part: Buffer) => parts.push(part));
   const done = new Promise<Uint8Array>((resolve) => doc.on("end", () => resolve(new Uint8Array(Buffer.concat(parts)))));
-  if (fontPath) doc.font(fontPath);
-  doc.fontSize(14).text(text);
+  draw(doc);
   doc.end();
   return done;
 }
 
-/** Text in an embedded TrueType font whose ToUnicode map is removed: its glyphs show, but no text comes out. */
-async function unmappedFontPdfBytes(text: string): Promise<Uint8Array> {
-  const pdf = await PDFDocument.load(await pdfKitBytes(text, {}, join(FONT_DIR, "LiberationSans-Regular.ttf")));
+/** The PDF with every ToUnicode map removed: text in its embedded fonts shows, but does not come out as text. */
+async function withoutUnicodeMaps(bytes: Uint8Array): Promise<Uint8Array> {
+  const pdf = await PDFDocument.load(bytes);
   for (const [, object] of pdf.context.enumerateIndirectObjects()) {
     if (object instanceof PDFDict) object.delete(PDFName.of("ToUnicode"));
   }
   return pdf.save();
+}
+
+/** Text in an embedded TrueType font without a Unicode map. */
+async function unmappedFontPdfBytes(text: string): Promise<Uint8Array> {
+  return withoutUnicodeMaps(await pdfKitBytes(text, {}, join(FONT_DIR, "LiberationSans-Regular.ttf")));
+}
+
+/** Body text in Helvetica (mapped by its standard encoding), then a figure line in an embedded TrueType font without a Unicode map. */
+async function unmappedFigurePdfBytes(body: string, figure: string): Promise<Uint8Array> {
+  const bytes = await pdfKitDocument((doc) => {
+    doc.font("Helvetica").fontSize(12).text(body).moveDown(2);
+    doc.font(join(FONT_DIR, "LiberationSans-Regular.ttf")).fontSize(11).text(figure);
+  });
+  return withoutUnicodeMaps(bytes);
 }
 
 function wrap(text: string, font: PDFFont, size: number, width: number): string[] {

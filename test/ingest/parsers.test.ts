@@ -45,6 +45,8 @@ function expectWellFormed(doc: ParsedDocument, type: string) {
       expect(section.page).toBeLessThanOrEqual(doc.pageCount!);
     } else expect(section.page).toBeNull();
     expect(section.text).toBe(section.text.trim());
+    // What a font without a Unicode map gives (its glyph codes) never reaches the text.
+    expect(section.text).not.toMatch(/[\u0000-\u0008\u000e-\u001f]/);
     expect(section.text === "" && section.heading === "").toBe(false);
   }
   if (!rich) expect(doc.pageCount).toBeNull();

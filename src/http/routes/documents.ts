@@ -129,7 +129,8 @@ export function documentRoutes(ctx: AppContext) {
           description:
             `Stores the file and queues it for processing; poll the document until status is ready or failed. ${FILE_RULES} ` +
             "file_type is the lowercased extension. Images, and PDF pages without a text layer or whose fonts have no Unicode map, " +
-            "are read by OCR (English); a page " +
+            "are read by OCR (English); on a PDF page that otherwise reads fine, the area of text set in such fonts (a figure's " +
+            "labels, often) is read by OCR and added after the page's text; a page " +
             "that reads as garbage is read again turned 90°, 180° and 270° and the most legible reading kept (scans on their side). " +
             "What is not the document's text stays out: PDF running headers and footers (a line at the top or bottom of at least half " +
             "the pages, numbers aside), HTML navigation, footers, sidebars, breadcrumbs, cookie notices, sharing buttons and hidden " +

@@ -1,25 +1,27 @@
-import { createCanvas } from "@napi-rs/canvas";
+import { createCanvas, type Canvas } from "@napi-rs/canvas";
 import { PageOrientation, recognizeText } from "./ocr.ts";
 import { MAX_OCR_PIXELS } from "./ocr-raster.ts";
 import { assertPageLimit } from "./page-limit.ts";
 import { bodyFontSize, linesToBlocks, runsToLines, withoutRunningLines, type PdfLine } from "./pdf-layout.ts";
 import { openPdf, OPS, type PDFPageProxy } from "./pdfjs.ts";
+import { areaOf, unmappedFonts, visibleCharacters, worthReading, type FontRun } from "./pdf-unmapped-fonts.ts";
 import { SectionCollector } from "./section-collector.ts";
 import { asParseError, type ParsedDocument } from "./types.ts";
 import { unwrapParagraphs } from "./text-cleanup.ts";
 
-/** A page with less text than this that paints an image is treated as scanned and read by OCR. */
-const SCANNED_PAGE_MAX_CHARS = 16;
 /**
- * What pdfjs makes of glyphs it has no Unicode for (a font without a ToUnicode map): control characters,
- * private-use ones or U+FFFD. A page with more of them than real characters is read by OCR as well.
+ * A page with less text than this that paints an image is treated as scanned and read by OCR; so is a
+ * page with more characters in unmapped fonts (pdf-unmapped-fonts.ts) than in mapped ones.
  */
-const UNMAPPED = /(?![\t\n\v\f\r])[\p{Cc}\p{Co}\uFFFD]/gu;
+const SCANNED_PAGE_MAX_CHARS = 16;
 const OCR_DPI = 200;
+/** The area of unmapped text is read at a finer scale: it is often a figure's small print (react_paper.pdf's Figure 4: 200 dpi dropped half its lines). */
+const AREA_OCR_DPI = 300;
 const OCR_MAX_SIDE = 3000;
 const IMAGE_OPS = new Set(Object.entries(OPS).filter(([name]) => /^paint.*Image/.test(name)).map(([, op]) => op));
 
-type PageContent = { lines: PdfLine[] } | { ocrText: string };
+/** A page's text layer (with what OCR read where its fonts have no Unicode map), or OCR's reading of the page. */
+type PageContent = { lines: PdfLine[]; areaText: string } | { ocrText: string };
 
 export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
   const pdf = await openPdf(data);
@@ -30,7 +32,7 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
     for (let number = 1; number <= pdf.numPages; number++) read.push(await readPage(pdf.getPage(number), orientation));
     const keptLines = withoutRunningLines(read.flatMap((page) => ("lines" in page ? [page.lines] : [])));
     let next = 0;
-    const pages = read.map((page) => ("lines" in page ? { lines: keptLines[next++]! } : page));
+    const pages = read.map((page) => ("lines" in page ? { ...page, lines: keptLines[next++]! } : page));
 
     const bodySize = bodyFontSize(keptLines);
     const collector = new SectionCollector();
@@ -44,6 +46,7 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
         if (block.kind === "heading") collector.setHeading(block.text);
         else collector.addParagraph(block.text);
       }
+      for (const paragraph of unwrapParagraphs(page.areaText)) collector.addParagraph(paragraph);
     });
     return { pageCount: pdf.numPages, sections: collector.finish() };
   } catch (error) {
@@ -56,12 +59,16 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
 async function readPage(pagePromise: Promise<PDFPageProxy>, orientation: PageOrientation): Promise<PageContent> {
   const page = await pagePromise;
   try {
-    const lines = runsToLines((await page.getTextContent()).items);
-    const text = lines.map((line) => line.text).join("");
-    const unmapped = text.match(UNMAPPED)?.length ?? 0;
-    const chars = text.replace(/\s/g, "").length - unmapped;
-    if (unmapped <= chars && (chars >= SCANNED_PAGE_MAX_CHARS || !(await paintsImages(page)))) return { lines };
-    return { ocrText: await recognizeText(await renderPng(page), orientation) };
+    const runs = (await page.getTextContent()).items.filter((item) => "str" in item) as FontRun[];
+    const unmappedIn = unmappedFonts(runs);
+    const [mapped, unmapped] = [runs.filter((run) => !unmappedIn.has(run.fontName)), runs.filter((run) => unmappedIn.has(run.fontName))];
+    const chars = visibleCharacters(mapped);
+    const unmappedChars = visibleCharacters(unmapped);
+    if (unmappedChars > chars || (chars < SCANNED_PAGE_MAX_CHARS && (await paintsImages(page)))) {
+      return { ocrText: await recognizeText(await (await renderPage(page, OCR_DPI)).encode("png"), orientation) };
+    }
+    const areaText = worthReading(unmapped) ? await recognizeText(await (await renderPage(page, AREA_OCR_DPI, areaOf(unmapped))).encode("png")) : "";
+    return { lines: runsToLines(mapped), areaText };
   } finally {
     page.cleanup();
   }
@@ -72,12 +79,21 @@ async function paintsImages(page: PDFPageProxy): Promise<boolean> {
   return fnArray.some((op) => IMAGE_OPS.has(op));
 }
 
-async function renderPng(page: PDFPageProxy): Promise<Buffer> {
+/** The page drawn for OCR, or only the area [x0, y0, x1, y1] of it (PDF coordinates). */
+async function renderPage(page: PDFPageProxy, dpi: number, area?: [number, number, number, number]): Promise<Canvas> {
   const { width, height } = page.getViewport({ scale: 1 });
-  const scale = Math.min(OCR_DPI / 72, OCR_MAX_SIDE / Math.max(width, height), Math.sqrt(MAX_OCR_PIXELS / (width * height)));
+  const scale = Math.min(dpi / 72, OCR_MAX_SIDE / Math.max(width, height), Math.sqrt(MAX_OCR_PIXELS / (width * height)));
   const viewport = page.getViewport({ scale });
   const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
   const context = canvas.getContext("2d");
   await page.render({ canvas: canvas as never, canvasContext: context as never, viewport, background: "#ffffff" }).promise;
-  return canvas.encode("png");
+  if (!area) return canvas;
+  const [ax0, ay0, ax1, ay1] = viewport.convertToViewportRectangle(area);
+  const left = Math.max(0, Math.floor(Math.min(ax0, ax1)));
+  const top = Math.max(0, Math.floor(Math.min(ay0, ay1)));
+  const cropWidth = Math.min(canvas.width, Math.ceil(Math.max(ax0, ax1))) - left;
+  const cropHeight = Math.min(canvas.height, Math.ceil(Math.max(ay0, ay1))) - top;
+  const crop = createCanvas(Math.max(1, cropWidth), Math.max(1, cropHeight));
+  crop.getContext("2d").drawImage(canvas, left, top, cropWidth, cropHeight, 0, 0, cropWidth, cropHeight);
+  return crop;
 }
