@@ -124,7 +124,15 @@ export const SHARED_SAMPLES: DocumentFixture[] = [
       { text: "col_c: TRUE", page: 2, heading: "Table Missing Value" },
     ],
   },
-  { file: "xlsx/multiple_tables.xlsx", type: "xlsx", pageCount: 1, phrases: [{ text: "col_a: 1.5; col_b: test", page: 1, heading: "Sheet1" }] },
+  {
+    file: "xlsx/multiple_tables.xlsx",
+    type: "xlsx",
+    pageCount: 1,
+    phrases: [
+      { text: "col_a: 1.5; col_b: test", page: 1, heading: "Sheet1" },
+      { text: "col_c: 3; col_d: TRUE", page: 1, heading: "Sheet1" },
+    ],
+  },
   { file: "csv/sample_1.csv", type: "csv", pageCount: null, phrases: [{ text: "Name: Jane Smith; Age: 37", page: null }] },
   {
     file: "markdown/sample.md",

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { PDFDocument, StandardFonts } from "pdf-lib";
+import * as XLSX from "@e965/xlsx";
 import { join } from "node:path";
 import {
   ParseError,
@@ -159,6 +160,30 @@ describe("pdf running headers and footers", () => {
     expect(doc.sections.map((section) => section.text).join("\n")).toBe(
       ["Item 1 costs 3 dollars", "Item 2 costs 6 dollars", "Item 3 costs 9 dollars", "Item 4 costs 12 dollars"].join("\n"),
     );
+  });
+});
+
+describe("xlsx tables side by side", () => {
+  test("tables parted by an empty column take their own header rows; a spacer column between labels and figures keeps rows whole", async () => {
+    const book = XLSX.utils.book_new();
+    const sheet = (rows: unknown[][], name: string) => XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet(rows), name);
+    sheet(
+      [
+        ["Crop", "Acres", null, null, null],
+        ["Wheat", 120, null, "Region", "Rain"],
+        [null, null, null, "North", 640],
+      ],
+      "Farms",
+    );
+    sheet(
+      [
+        ["Month", null, "Sales"],
+        ["May", null, 42],
+      ],
+      "Spacer",
+    );
+    const doc = await parseDocument("xlsx", new Uint8Array(XLSX.write(book, { type: "array", bookType: "xlsx" })), "book.xlsx");
+    expect(doc.sections.map((section) => section.text)).toEqual(["Crop: Wheat; Acres: 120\nRegion: North; Rain: 640", "Month: May; Sales: 42"]);
   });
 });
 

@@ -135,7 +135,8 @@ export function documentRoutes(ctx: AppContext) {
             "What is not the document's text stays out: PDF running headers and footers (a line at the top or bottom of at least half " +
             "the pages, numbers aside), HTML navigation, footers, sidebars, breadcrumbs, cookie notices, sharing buttons and hidden " +
             "elements, Markdown comments, Word footnotes' back-links. A CSV's delimiter (comma, semicolon, tab or |) is read off its " +
-            "rows, and its first row (like a sheet's) names the columns: each value is indexed as \"<column>: <value>\". " +
+            "rows, and its first row (like a sheet's) names the columns: each value is indexed as \"<column>: <value>\". Tables " +
+            "side by side on a sheet, parted by an empty column and starting on different rows, each take their own first row. " +
             "Limits (429 USAGE_LIMIT_EXCEEDED): the trial period, the monthly page " +
             "allowance (resource pages), the plan's document count (documents) and storage (storage).",
           tags,

@@ -5,16 +5,17 @@ import { cleanLine } from "./text-cleanup.ts";
  * "Name: Jane Smith; Age: 37". The first row with any content is the header; empty cells are
  * left out; a column without a header name is called "Column N".
  */
-export function tableRowsToLines(rows: unknown[][]): string[] {
+export function tableRowsToLines(rows: unknown[][], firstColumn = 0): string[] {
   const nonEmpty = rows.filter((row) => row.some((cell) => cellText(cell) !== ""));
   const [header = [], ...body] = nonEmpty;
-  const names = header.map((cell, index) => cellText(cell) || `Column ${index + 1}`);
+  const unnamed = (index: number) => `Column ${firstColumn + index + 1}`;
+  const names = header.map((cell, index) => cellText(cell) || unnamed(index));
   const lines: string[] = [];
   for (const row of body) {
     const parts: string[] = [];
     row.forEach((cell, index) => {
       const value = cellText(cell);
-      if (value !== "") parts.push(`${names[index] ?? `Column ${index + 1}`}: ${value}`);
+      if (value !== "") parts.push(`${names[index] ?? unnamed(index)}: ${value}`);
     });
     lines.push(parts.join("; "));
   }
@@ -24,4 +25,31 @@ export function tableRowsToLines(rows: unknown[][]): string[] {
 
 function cellText(cell: unknown): string {
   return cell === null || cell === undefined ? "" : cleanLine(String(cell));
+}
+
+/**
+ * A sheet's rows → lines, tables set side by side each with its own header row. Columns are grouped where
+ * an empty column parts them; groups whose first row with content differs are separate tables (one at
+ * B3:C4, another at E4:F5: the second's header is row 4, not row 3). Groups starting on the same row share
+ * the header row, so they stay one table: a spacer column between labels and figures keeps each row whole.
+ */
+export function sheetRowsToLines(rows: unknown[][]): string[] {
+  const width = Math.max(0, ...rows.map((row) => row.length));
+  const filled = (column: number) => rows.some((row) => cellText(row[column]) !== "");
+  const firstRow = (from: number, to: number) => rows.findIndex((row) => row.slice(from, to).some((cell) => cellText(cell) !== ""));
+  const tables: { from: number; to: number; top: number }[] = [];
+  for (let column = 0; column < width; ) {
+    if (!filled(column)) {
+      column++;
+      continue;
+    }
+    const from = column;
+    while (column < width && filled(column)) column++;
+    const top = firstRow(from, column);
+    const previous = tables.at(-1);
+    if (previous && previous.top === top) previous.to = column;
+    else tables.push({ from, to: column, top });
+  }
+  if (tables.length <= 1) return tableRowsToLines(rows);
+  return tables.flatMap(({ from, to }) => tableRowsToLines(rows.map((row) => row.slice(from, to)), from));
 }

@@ -2,7 +2,7 @@ import * as XLSX from "@e965/xlsx";
 import { openPackage } from "./ooxml-package.ts";
 import { assertPageLimit } from "./page-limit.ts";
 import { SectionCollector } from "./section-collector.ts";
-import { tableRowsToLines } from "./table-rows.ts";
+import { sheetRowsToLines } from "./table-rows.ts";
 import { ParseError, type ParsedDocument, type ParsedSection } from "./types.ts";
 
 const INVALID = "Not a valid XLSX file";
@@ -31,7 +31,7 @@ export async function parseXlsx(data: Uint8Array): Promise<ParsedDocument> {
     const collector = new SectionCollector({ sheet: name });
     collector.setPage(index + 1);
     collector.setHeading(name);
-    collector.addParagraph(tableRowsToLines(rows).join("\n"));
+    collector.addParagraph(sheetRowsToLines(rows).join("\n"));
     sections.push(...collector.finish());
   });
   return { pageCount: workbook.SheetNames.length, sections };
