@@ -4,6 +4,7 @@
 // (runtime/allocator.ts), and a parser child needs little of the rest.
 import { commandArguments, loadConfig, ConfigError, CONFIG_HELP, type Config } from "./config.ts";
 import { CliError } from "./cli/cli-error.ts";
+import { assertDatabaseExists } from "./cli/existing-database.ts";
 import { restartWithoutPurgingHoles } from "./runtime/allocator.ts";
 import { PARSE_CHILD_COMMAND } from "./ingest/parse-protocol.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -24,12 +25,14 @@ ${CONFIG_HELP}
 
 /**
  * The configuration, with a compiled binary's embedded files unpacked before anything loads native code.
- * `takesArguments`: whether the command reads words besides its options (accounts does).
+ * `takesArguments`: whether the command reads words besides its options (accounts does); `existingStore`:
+ * whether it works on an existing database (checked before the runtime is unpacked into the data dir).
  */
-async function configure(argv: string[], takesArguments = false): Promise<Config> {
+async function configure(argv: string[], { takesArguments = false, existingStore = false } = {}): Promise<Config> {
   const [stray] = commandArguments(argv);
   if (stray !== undefined && !takesArguments) throw new ConfigError(`unexpected argument "${stray}" (quarry --help shows the usage)`);
   const config = loadConfig(process.env, argv);
+  if (existingStore) assertDatabaseExists(config.dataDir);
   const { prepareRuntime } = await import("./runtime/index.ts");
   await prepareRuntime(config.dataDir);
   return config;
@@ -74,12 +77,12 @@ async function main(argv: string[]): Promise<void> {
     case "reindex": {
       restartWithoutPurgingHoles();
       const { reindex } = await import("./cli/reindex.ts");
-      await reindex(await configure(rest));
+      await reindex(await configure(rest, { existingStore: true }));
       return;
     }
     case "accounts": {
       const { accountsCommand } = await import("./cli/accounts.ts");
-      console.log(accountsCommand(await configure(rest, true), rest));
+      console.log(accountsCommand(await configure(rest, { takesArguments: true, existingStore: true }), rest));
       return;
     }
     case "help":

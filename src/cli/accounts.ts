@@ -1,7 +1,6 @@
 // `quarry accounts list` and `quarry accounts set-plan <account id or email> <plan>`: a self-hoster's
 // way to see accounts and move one between plans without a payment provider. Works on the database in
 // the data dir directly; a running server sees the change on the account's next request.
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { commandArguments, type Config } from "../config.ts";
 import { openDatabase, writeTx, type Db } from "../store/db.ts";
@@ -11,6 +10,7 @@ import { isPlanName, PLAN_NAMES } from "../billing/plans.ts";
 import { accountPlan } from "../billing/limits.ts";
 import { usageFor } from "../billing/usage.ts";
 import { CliError } from "./cli-error.ts";
+import { assertDatabaseExists } from "./existing-database.ts";
 
 export const ACCOUNTS_USAGE = `Usage:
   quarry accounts list [--data-dir DIR]
@@ -78,9 +78,8 @@ export function accountsCommand(config: Config, argv: string[], now: Date = new 
   if (subcommand !== "list" && subcommand !== "set-plan") {
     throw new CliError(subcommand ? `Unknown accounts command "${subcommand}".\n\n${ACCOUNTS_USAGE}` : ACCOUNTS_USAGE);
   }
-  const databasePath = join(config.dataDir, "quarry.db");
-  if (!existsSync(databasePath)) throw new CliError(`No Quarry database at ${databasePath} (set --data-dir or QUARRY_DATA_DIR).`);
-  const db = openDatabase(databasePath);
+  assertDatabaseExists(config.dataDir);
+  const db = openDatabase(join(config.dataDir, "quarry.db"));
   try {
     return subcommand === "list" ? listCommand(db, now) : setPlanCommand(db, args[0], args[1], now);
   } finally {

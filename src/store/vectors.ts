@@ -20,6 +20,34 @@ export class EmbeddingModelMismatchError extends Error {
   }
 }
 
+export class ReindexUnfinishedError extends Error {
+  constructor(model: EmbeddingModelInfo, done: number, total: number) {
+    super(
+      `A "quarry reindex" to embedding model "${model.id}" stopped after ${done} of ${total} chunks: the others have no vector ` +
+        `and vector search would miss them. Run "quarry reindex" again to finish it (it goes on where it stopped).`,
+    );
+    this.name = "ReindexUnfinishedError";
+  }
+}
+
+/** Set while a reindex is unfinished: the rowid of the last chunk it re-embedded (chunks go in rowid order). */
+const REINDEX_AFTER_ROWID = "reindex_after_rowid";
+
+/** Where an unfinished reindex stopped (0: before its first chunk); null when none is. */
+export function reindexProgress(db: Db): number | null {
+  const value = getSetting(db, REINDEX_AFTER_ROWID);
+  return value === null ? null : Number(value);
+}
+
+/** Records the reindex's progress; call in the transaction that stores the chunk's vector. */
+export function recordReindexProgress(db: Db, lastRowid: number): void {
+  setSetting(db, REINDEX_AFTER_ROWID, String(lastRowid));
+}
+
+export function finishReindex(db: Db): void {
+  db.query("DELETE FROM settings WHERE key = ?").run(REINDEX_AFTER_ROWID);
+}
+
 export function storedEmbeddingModel(db: Db): EmbeddingModelInfo | null {
   const id = getSetting(db, "embedding_model");
   const dimension = getSetting(db, "embedding_dimension");
@@ -55,18 +83,27 @@ function dropVectorTable(db: Db): void {
 export function ensureVectorTable(db: Db, model: EmbeddingModelInfo): void {
   db.transaction(() => {
     const stored = storedEmbeddingModel(db);
-    if (stored && stored.id === model.id && stored.dimension === model.dimension) return;
     const chunkCount = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
+    if (stored && stored.id === model.id && stored.dimension === model.dimension) {
+      const progress = reindexProgress(db);
+      if (progress === null) return;
+      const done = db.query<{ n: number }, [number]>("SELECT COUNT(*) AS n FROM chunks WHERE rowid <= ?").get(progress)!.n;
+      throw new ReindexUnfinishedError(model, done, chunkCount);
+    }
     if (stored && chunkCount > 0) throw new EmbeddingModelMismatchError(stored, model);
     dropVectorTable(db);
     createVectorTable(db, model);
   }).immediate();
 }
 
-/** Recreates an empty vector table for a new model; the caller re-embeds every chunk (quarry reindex). */
+/**
+ * Recreates an empty vector table for a new model; the caller re-embeds every chunk (quarry reindex),
+ * recording its progress, and finishes. Until then the server refuses to start.
+ */
 export function resetVectorTable(db: Db, model: EmbeddingModelInfo): void {
   db.transaction(() => {
     dropVectorTable(db);
     createVectorTable(db, model);
+    recordReindexProgress(db, 0);
   }).immediate();
 }
