@@ -1,7 +1,7 @@
 // Unpacks the files embedded under EMBEDDED_DIR into <data dir>/.runtime/<build id>/, once per build:
 // they are written to a private folder that is then renamed into place, so a folder under its final
 // name is always complete, and processes starting at the same time cannot see half-written files.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BUILD_INFO_FILE, COMPRESSED_SUFFIX, EMBEDDED_DIR } from "./layout.ts";
 
@@ -36,8 +36,10 @@ export async function extractEmbeddedRuntime(dataDir: string): Promise<string> {
     for (const [path, blob] of files) {
       const compressed = path.endsWith(COMPRESSED_SUFFIX);
       const destination = join(partial, compressed ? path.slice(0, -COMPRESSED_SUFFIX.length) : path);
-      mkdirSync(dirname(destination), { recursive: true });
+      // Private like the rest of the data dir, whatever the umask: the server loads these libraries.
+      mkdirSync(dirname(destination), { recursive: true, mode: 0o700 });
       await Bun.write(destination, compressed ? Bun.zstdDecompressSync(await blob.bytes()) : blob);
+      chmodSync(destination, 0o600);
     }
     renameSync(partial, target);
   } catch (error) {

@@ -34,6 +34,12 @@ interface RunningBinary {
   output: () => string;
 }
 
+/** Every file and folder under a folder (itself included). */
+function walk(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return [path, ...readdirSync(path).flatMap((name) => walk(join(path, name)))];
+}
+
 /** Starts `<dir>/quarry serve` in `dir` on a free port with the data in <dir>/data; resolves once it listens. */
 async function startBinary(dir: string): Promise<RunningBinary> {
   const child = Bun.spawn([join(dir, "quarry"), "serve"], {
@@ -116,6 +122,9 @@ describe("the compiled binary, alone in an empty directory", () => {
     for (const file of ["lib/vec0.so", "lib/libonnxruntime.so.1", "lib/onnxruntime_binding.node", "models/use-lite/model.onnx", "models/use-lite/model.onnx.data"]) {
       expect(existsSync(join(unpacked, file))).toBe(true);
     }
+    // Private, like the rest of the data dir (the test runs under the usual umask 022).
+    const modes = new Set(walk(unpacked).map((path) => (statSync(path).mode & 0o777).toString(8)));
+    expect(modes).toEqual(new Set(["700", "600"]));
     // Native code is loaded from there, never from a temporary directory.
     const mapped = readFileSync(`/proc/${running.process.pid}/maps`, "utf8");
     expect(mapped).toContain(join(unpacked, "lib", "libonnxruntime.so.1"));
