@@ -3,6 +3,7 @@
 // that is recorded with the event.
 import type { AccountRow } from "../store/accounts.ts";
 import type { AccountPlanUpdate } from "../store/account-plans.ts";
+import type { AccountEventHistory } from "../store/webhook-events.ts";
 import { planForProduct } from "./plans.ts";
 
 export interface SubscriptionEvent {
@@ -10,6 +11,8 @@ export interface SubscriptionEvent {
   subscriptionId: string | null;
   customerId: string | null;
   productId: string | null;
+  /** The event's time (payload timestamp) as an ISO instant in UTC; null when it has none. */
+  occurredAt: string | null;
 }
 
 export type SubscriptionOutcome =
@@ -19,8 +22,14 @@ export type SubscriptionOutcome =
   | "subscription_ended"
   | "already_on_trial"
   | "stale_subscription"
+  | "out_of_order"
+  | "ended_subscription"
   | "unknown_product"
   | "unknown_event";
+
+/** Outcomes of events that were applied to the account (the others changed nothing). */
+export const APPLIED_OUTCOMES: readonly SubscriptionOutcome[] = ["subscription_started", "plan_changed", "plan_unchanged", "subscription_ended"];
+export const ENDED_OUTCOME: SubscriptionOutcome = "subscription_ended";
 
 /** Events that set the plan from data.product_id. */
 export const PLAN_EVENTS = ["subscription.created", "subscription.active", "subscription.updated"];
@@ -88,7 +97,18 @@ function endSubscription(account: AccountRow, event: SubscriptionEvent, now: Dat
   };
 }
 
-export function decideSubscriptionEvent(account: AccountRow, event: SubscriptionEvent, now: Date): SubscriptionDecision {
+/**
+ * Deliveries come in any order and are retried for hours (Standard Webhooks), so an event older than one
+ * already applied to the account changes nothing (a late 'updated' would undo a newer change, or revive a
+ * cancelled plan and restart its period), and neither does a plan event for a subscription that has ended
+ * (providers start a new subscription rather than reopen one). Events without a time apply in delivery order.
+ */
+export function decideSubscriptionEvent(account: AccountRow, event: SubscriptionEvent, now: Date, history: AccountEventHistory): SubscriptionDecision {
+  const known = PLAN_EVENTS.includes(event.type) || END_EVENTS.includes(event.type);
+  if (known && event.occurredAt !== null && history.latestEventAt !== null && event.occurredAt < history.latestEventAt) {
+    return { outcome: "out_of_order", update: null };
+  }
+  if (PLAN_EVENTS.includes(event.type) && history.subscriptionEnded) return { outcome: "ended_subscription", update: null };
   if (PLAN_EVENTS.includes(event.type)) return setPlan(account, event, now);
   if (END_EVENTS.includes(event.type)) return endSubscription(account, event, now);
   return { outcome: "unknown_event", update: null };

@@ -4,8 +4,8 @@ import type { Db } from "../store/db.ts";
 import { writeTx } from "../store/db.ts";
 import { findAccountByEmail, findAccountById, type AccountRow } from "../store/accounts.ts";
 import { findAccountByCustomerId, updateAccountPlan } from "../store/account-plans.ts";
-import { recordWebhookEvent, webhookEventSeen } from "../store/webhook-events.ts";
-import { decideSubscriptionEvent, type SubscriptionEvent, type SubscriptionOutcome } from "./subscriptions.ts";
+import { accountEventHistory, recordWebhookEvent, webhookEventSeen } from "../store/webhook-events.ts";
+import { APPLIED_OUTCOMES, decideSubscriptionEvent, ENDED_OUTCOME, type SubscriptionEvent, type SubscriptionOutcome } from "./subscriptions.ts";
 
 export interface PaymentWebhookDelivery {
   /** The webhook-id header. */
@@ -37,12 +37,17 @@ export function receivePaymentWebhook(db: Db, delivery: PaymentWebhookDelivery, 
   return writeTx(db, () => {
     if (webhookEventSeen(db, delivery.id)) return { outcome: "duplicate", accountId: null };
     const account = findEventAccount(db, delivery);
-    const decision = account ? decideSubscriptionEvent(account, delivery.event, now) : { outcome: "no_account" as const, update: null };
+    const { event } = delivery;
+    const decision = account
+      ? decideSubscriptionEvent(account, event, now, accountEventHistory(db, account.id, event.subscriptionId, APPLIED_OUTCOMES, ENDED_OUTCOME))
+      : { outcome: "no_account" as const, update: null };
     if (account && decision.update) updateAccountPlan(db, account.id, decision.update, now);
     recordWebhookEvent(db, {
       id: delivery.id,
-      eventType: delivery.event.type,
+      eventType: event.type,
       accountId: account?.id ?? null,
+      subscriptionId: event.subscriptionId,
+      eventAt: event.occurredAt,
       outcome: decision.outcome,
       payload: delivery.payload,
       receivedAt: now,

@@ -219,6 +219,42 @@ describe("subscription events", () => {
     expect((await accountOf(account)).plan).toBe("pro");
   });
 
+  test("deliveries out of order: an event older than one applied, or a plan event for an ended subscription, changes nothing", async () => {
+    const account = await signup(server);
+    const at = (hour: number) => `2026-12-01T${String(hour).padStart(2, "0")}:00:00Z`;
+    const event = (name: string, sub: string, hour: number | null, product = "prod_pro") => ({
+      ...subscription(name, account, { subscription_id: sub, product_id: product }),
+      timestamp: hour === null ? undefined : at(hour),
+    });
+    const outcomes: string[] = [];
+    const send = async (payload: unknown) => outcomes.push(outcomeOf((await deliver(payload)).id)!);
+    await send(event("subscription.created", "sub_1", 10));
+    await send(event("subscription.canceled", "sub_1", 11));
+    await send(event("subscription.created", "sub_2", 12, "prod_starter"));
+    const { current_period_start: periodStart } = (await server.request("GET", "/v1/usage", { token: account.apiKey })).body.data;
+    // Retried late: the old subscription's update from before its cancellation, then one with no time at all.
+    await send(event("subscription.updated", "sub_1", 10, "prod_scale"));
+    await send(event("subscription.active", "sub_1", null, "prod_scale"));
+    // The current subscription: an older update is ignored, a newer one applies, and so does its end.
+    await send(event("subscription.updated", "sub_2", 11, "prod_scale"));
+    expect((await accountOf(account)).plan).toBe("starter");
+    expect((await server.request("GET", "/v1/usage", { token: account.apiKey })).body.data.current_period_start).toBe(periodStart);
+    await send(event("subscription.updated", "sub_2", 13, "prod_business"));
+    expect((await accountOf(account)).plan).toBe("business");
+    await send(event("subscription.canceled", "sub_2", 14));
+    expect(outcomes).toEqual([
+      "subscription_started",
+      "subscription_ended",
+      "subscription_started",
+      "out_of_order",
+      "ended_subscription",
+      "out_of_order",
+      "plan_changed",
+      "subscription_ended",
+    ]);
+    expect((await accountOf(account)).plan).toBe("trial");
+  });
+
   test("the account is found by metadata.account_id, else customer_email, else a customer_id seen before", async () => {
     const account = await signup(server);
     const byEmail = await deliver({

@@ -12,7 +12,7 @@ import { WebhookVerifier } from "../../billing/webhook-signature.ts";
 import { receivePaymentWebhook } from "../../billing/webhook.ts";
 import { END_EVENTS, PLAN_EVENTS } from "../../billing/subscriptions.ts";
 import { PLAN_BY_PRODUCT_ID } from "../../billing/plans.ts";
-import { isIsoDateTime } from "../../iso-time.ts";
+import { isIsoDateTime, isoInstant } from "../../iso-time.ts";
 
 const optionalString = z.string().nullish();
 
@@ -55,6 +55,10 @@ const DESCRIPTION = [
   "a new subscription starts a new billing period (usage from zero), a product change on the same subscription keeps the period.",
   `${END_EVENTS.join(", ")} return the account to the trial plan's allowances with the trial over, also for an account still in its trial (reads keep working);`,
   "an end event for a subscription other than the account's current one is ignored.",
+  "Deliveries may come in any order: an event whose timestamp is older than that of an event already applied to the account",
+  "is ignored (recorded as out_of_order), and so is a plan event for a subscription an applied end event has ended (a",
+  "cancelled subscription is never revived, nor its period restarted, by a late or retried delivery); events without a",
+  "timestamp apply in the order they arrive.",
   "The account is found by data.metadata.account_id, else data.customer_email, else a data.customer_id seen before.",
   "Unknown events, unknown products and events for no known account are acknowledged and recorded without effect.",
   "The body is read as sent, whatever its Content-Type, and parsed only once its signature holds; a correctly signed body",
@@ -83,6 +87,7 @@ export function webhookRoutes(ctx: AppContext) {
             subscriptionId: data.subscription_id ?? null,
             customerId: data.customer_id ?? null,
             productId: data.product_id ?? null,
+            occurredAt: payload.timestamp ? new Date(isoInstant(payload.timestamp)!).toISOString() : null,
           },
           accountId: typeof accountId === "string" ? accountId : null,
           customerEmail: data.customer_email ?? null,

@@ -19,5 +19,6 @@ import { documentCounts } from "./025_document_counts.ts";
 import { usage } from "./030_usage.ts";
 import { requestLog } from "./031_request_log.ts";
 import { webhookEvents } from "./032_webhook_events.ts";
+import { webhookEventOrder } from "./033_webhook_event_order.ts";
 
-export const MIGRATIONS: Migration[] = [core, documentsByStatus, knowledgeBaseDeletion, documentDeletion, liveDocumentCount, startupReads, ingestJobs, ingestTurns, ingestJobAccounts, searchVersions, searchLog, vectorPurge, deletionLogQuiet, searchSeesDeletion, documentCounts, usage, requestLog, webhookEvents];
+export const MIGRATIONS: Migration[] = [core, documentsByStatus, knowledgeBaseDeletion, documentDeletion, liveDocumentCount, startupReads, ingestJobs, ingestTurns, ingestJobAccounts, searchVersions, searchLog, vectorPurge, deletionLogQuiet, searchSeesDeletion, documentCounts, usage, requestLog, webhookEvents, webhookEventOrder];
