@@ -153,7 +153,7 @@ describe("GET /v1/requests", () => {
     expect(await paths(`?from=${start}&to=${middle}`)).toEqual(["POST /api/v1/knowledge-bases 201"]);
     expect(await paths(`?from=${end}&path=/v1/usage`)).toEqual(["GET /api/v1/usage 200"]);
 
-    for (const bad of ["?method=FOO", "?method=123", "?status=3xx", "?status=6xx", "?status=200", "?status_code=99", "?from=yesterday", "?auth_type=password", "?kb_id=doc_1", "?limit=101", "?limit=0", "?cursor=nonsense"]) {
+    for (const bad of ["?method=FOO", "?method=123", "?status=3xx", "?status=6xx", "?status=200", "?status_code=99", "?from=yesterday", "?from=2026-02-30T00:00:00Z", "?to=2026-12-01T25:00:00Z", "?auth_type=password", "?kb_id=doc_1", "?limit=101", "?limit=0", "?cursor=nonsense"]) {
       const res = await list(account, bad);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("VALIDATION_ERROR");

@@ -6,6 +6,7 @@ import { authenticated } from "../auth.ts";
 import { PaginationQuery, wholeNumberParam, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp } from "../schemas.ts";
 import { getRequestLogEntry, listRequestLog } from "../../store/requests.ts";
 import { REQUEST_LOG_RETENTION_DAYS, requestLogKeptSince } from "../../store/request-log-writer.ts";
+import { isoInstant } from "../../iso-time.ts";
 
 const Summary = z.record(z.string(), z.unknown());
 
@@ -22,10 +23,11 @@ const RequestLogEntrySchema = z.object({
   created_at: Timestamp,
 });
 
+/** Read as filter dates are (iso-time.ts): an impossible calendar date such as 2026-02-30 is a 400, not March 2. */
 const isoDateTime = z
   .string()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), "must be an ISO 8601 date or date-time")
-  .transform((s) => new Date(s).toISOString());
+  .refine((s) => isoInstant(s) !== null, "must be an ISO 8601 date or date-time")
+  .transform((s) => new Date(isoInstant(s)!).toISOString());
 
 const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
 
