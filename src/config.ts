@@ -92,25 +92,32 @@ export function commandArguments(argv: string[]): string[] {
   return positionals;
 }
 
+/** A flag's value; given more than once, the last one wins, as in most command lines. */
 function flagValue(argv: string[], flag: string): string | undefined {
+  let value: string | undefined;
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === flag) return argv[i + 1];
-    if (argv[i].startsWith(`${flag}=`)) return argv[i].slice(flag.length + 1);
+    if (argv[i] === flag) value = argv[i + 1];
+    else if (argv[i].startsWith(`${flag}=`)) value = argv[i].slice(flag.length + 1);
   }
-  return undefined;
+  return value;
 }
 
-function positiveInt(name: string, raw: string): number {
+/** Digits only ("1e4", "0x10", "1.0" and " 8" are refused), from `min` to `max`. */
+function wholeNumber(name: string, raw: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
+  if (!/^[0-9]+$/.test(raw) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
+    throw new ConfigError(`${name} must be a whole number ${range}, got "${raw}"`);
+  }
   return n;
 }
 
-function wholeNumber(name: string, raw: string): number {
-  const n = Number(raw);
-  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(n)) throw new ConfigError(`${name} must be a whole number (0 or more), got "${raw}"`);
-  return n;
+function positiveInt(name: string, raw: string, max?: number): number {
+  return wholeNumber(name, raw, 1, max);
 }
+
+/** More ingestion workers than this would only queue parser processes of up to QUARRY_PARSE_MEMORY_MB each. */
+const MAX_WORKERS = 64;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env, argv: string[] = []): Config {
   const get = (key: keyof typeof OPTIONS) => {
@@ -131,10 +138,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (webhookSecret && !webhookSecret.startsWith("whsec_")) {
     throw new ConfigError('QUARRY_WEBHOOK_SECRET must be a Standard Webhooks secret starting with "whsec_"');
   }
-  const port = Number(get("port") ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0–65535, got "${get("port")}"`);
   return {
-    port,
+    port: wholeNumber("PORT", get("port") ?? "8080", 0, 65535),
     host: get("host") ?? "0.0.0.0",
     dataDir: resolve(get("dataDir") ?? "./data"),
     jwtSecret,
@@ -143,7 +148,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embedModel: get("embedModel") ?? "use-lite",
     rerankModel: get("rerankModel") ?? null,
     rerankTimeoutMs: positiveInt("QUARRY_RERANK_TIMEOUT_MS", get("rerankTimeoutMs") ?? "2000"),
-    workers: positiveInt("QUARRY_WORKERS", get("workers") ?? String(cpuCount())),
+    workers: positiveInt("QUARRY_WORKERS", get("workers") ?? String(Math.min(cpuCount(), MAX_WORKERS)), MAX_WORKERS),
     limitsEnabled: limits === "on",
     parseMemoryMb: positiveInt("QUARRY_PARSE_MEMORY_MB", get("parseMemoryMb") ?? String(DEFAULT_PARSE_MEMORY_MB)),
     trustProxy: trustProxy === "on",

@@ -219,3 +219,30 @@ describe("the quarry serve process", () => {
     }
   }, 60_000);
 });
+
+describe("configuration", () => {
+  test("a repeated flag takes its last value; flags win over the environment", () => {
+    expect(loadConfig({ PORT: "7000" }, ["--port", "9001", "--port=9002"]).port).toBe(9002);
+    expect(loadConfig({ QUARRY_WORKERS: "3" }, ["--workers", "1", "--workers", "2"]).workers).toBe(2);
+  });
+
+  test("numbers are digits only and in range: a bad value ends `quarry serve` with its message and exit code 1", async () => {
+    const refused: [Record<string, string>, string][] = [
+      [{ PORT: "1e4" }, 'PORT must be a whole number from 0 to 65535, got "1e4"'],
+      [{ PORT: "65536" }, 'PORT must be a whole number from 0 to 65535, got "65536"'],
+      [{ QUARRY_WORKERS: "65" }, 'QUARRY_WORKERS must be a whole number from 1 to 64, got "65"'],
+      [{ QUARRY_WORKERS: "0" }, 'QUARRY_WORKERS must be a whole number from 1 to 64, got "0"'],
+      [{ QUARRY_PARSE_MEMORY_MB: "1.5" }, 'QUARRY_PARSE_MEMORY_MB must be a whole number 1 or more, got "1.5"'],
+      [{ QUARRY_QUERY_CACHE_ENTRIES: "-1" }, 'QUARRY_QUERY_CACHE_ENTRIES must be a whole number 0 or more, got "-1"'],
+    ];
+    for (const [env, message] of refused) expect(() => loadConfig(env)).toThrow(message);
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-config-"));
+    try {
+      const proc = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--data-dir", dataDir, "--port", "1e4"], { stdout: "pipe", stderr: "pipe" });
+      expect(await proc.exited).toBe(1);
+      expect((await new Response(proc.stderr).text()).trim()).toBe('Configuration error: PORT must be a whole number from 0 to 65535, got "1e4"');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
