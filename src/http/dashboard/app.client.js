@@ -919,7 +919,8 @@ async function showAccount() {
       ["Email", account.email, true],
       ["Name", account.name],
       ["Plan", account.plan],
-      ["Trial ends", formatTime(account.trial_ends_at)],
+      // A subscribed account has no trial to speak of; one whose subscription ended is on the trial plan, its trial over.
+      ...(account.plan === "trial" ? [[new Date(account.trial_ends_at) <= new Date() ? "Trial ended" : "Trial ends", formatTime(account.trial_ends_at)]] : []),
       ["Created", formatTime(account.created_at)],
       ["Account id", h("code", {}, account.id)],
     ]);
