@@ -48,7 +48,7 @@ async function serve(argv: string[]): Promise<void> {
   // Both imported after configure(): in a compiled binary it unpacks the native libraries they load
   // (ONNX Runtime on the model threads, sqlite-vec with the database).
   const { startServer } = await import("./server.ts");
-  const server = await startServer(config, { banner: true, models });
+  const server = await startServer(config, { log: console.log, models });
   let signals = 0;
   const shutdown = async (signal: string) => {
     if (++signals > 1) process.exit(1);

@@ -42,8 +42,8 @@ export interface RunningServer {
 
 export interface StartOptions {
   clock?: Clock;
-  /** Print the startup banner (the CLI does; tests don't). */
-  banner?: boolean;
+  /** The operator's log: the startup banner, then documents processed and recovery (the CLI prints it; tests don't). */
+  log?: (line: string) => void;
   /** Monotonic milliseconds for the rate limiter (default performance.now; tests may freeze it). */
   rateLimitClock?: () => number;
   /** How long a stop lets requests in flight finish before closing their connections (default STOP_GRACE_MS). */
@@ -104,7 +104,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     throw error;
   }
   const clock = options.clock ?? systemClock;
-  const ingest = new Ingestion({ db, databasePath, config, clock });
+  const log = options.log ?? (() => {});
+  const ingest = new Ingestion({ db, databasePath, config, clock, log });
   const checkpointer = new Checkpointer(databasePath);
   const vectorPurger = new VectorPurger(db);
   const files = new FileStore(config.dataDir);
@@ -117,7 +118,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let app: ReturnType<typeof createApp>;
   try {
     recoverSearchIndexes(db, config.dataDir);
-    sweepFileStore(db, config.dataDir);
+    const swept = sweepFileStore(db, config.dataDir);
+    if (swept.removedFiles > 0) log(`files: removed ${swept.removedFiles} no document refers to (left by a crash)`);
     ctx = {
       config,
       db,
@@ -202,18 +204,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`; // IPv6 literals in brackets
 
-  if (options.banner) {
-    const embed = models.embedder;
-    console.log(
-      [
-        `Quarry ${VERSION} listening on ${url}/api  (docs: ${url}/api/docs)`,
-        `  database   ${databasePath}`,
-        `  embedding  ${embed.id} (${embed.dimension}-d, max ${embed.maxTokens} tokens)`,
-        `  reranker   ${models.reranker ? models.reranker.id : `none — ${models.description.reranking_hint ?? ""}`}`,
-        `  workers    ${config.workers}   limits ${config.limitsEnabled ? "on" : "off"}`,
-      ].join("\n"),
-    );
-  }
+  const embed = models.embedder;
+  log(
+    [
+      `Quarry ${VERSION} listening on ${url}/api  (docs: ${url}/api/docs)`,
+      `  database   ${databasePath}`,
+      `  embedding  ${embed.id} (${embed.dimension}-d, max ${embed.maxTokens} tokens)`,
+      `  reranker   ${models.reranker ? models.reranker.id : `none — ${models.description.reranking_hint ?? ""}`}`,
+      `  workers    ${config.workers}   limits ${config.limitsEnabled ? "on" : "off"}`,
+    ].join("\n"),
+  );
 
   let stopping: Promise<void> | null = null;
   return {

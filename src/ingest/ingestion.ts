@@ -22,13 +22,19 @@ export interface IngestionOptions {
   databasePath: string;
   config: Config;
   clock: Clock;
+  /** The operator's log: each document's outcome, retries and recovery at start (names and ids, never content). */
+  log?: (line: string) => void;
 }
 
 export class Ingestion implements JobSource<PipelineReport> {
   private pool: WorkerPool<PipelineReport> | null = null;
   private readonly listeners = new Set<(report: PipelineReport) => void>();
 
-  constructor(private readonly options: IngestionOptions) {}
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly options: IngestionOptions) {
+    this.log = options.log ?? (() => {});
+  }
 
   start(): void {
     this.recoverUnfinished();
@@ -87,6 +93,7 @@ export class Ingestion implements JobSource<PipelineReport> {
   }
 
   finished(_id: string, report: PipelineReport): void {
+    this.log(describeReport(report));
     for (const listener of this.listeners) listener(report);
   }
 
@@ -107,12 +114,13 @@ export class Ingestion implements JobSource<PipelineReport> {
       if (retry && attempts < MAX_ATTEMPTS) {
         requeue(db, id, false);
         resetToPending(db, id, clock.now());
+        this.log(`ingest ${id}: ${reason}; queued again (attempt ${attempts + 1} of ${MAX_ATTEMPTS})`);
         return null;
       }
       return retry ? `${reason}; processing was attempted ${attempts} times. The file may be malformed or too complex to process.` : reason;
     });
     // Its job stays claimed meanwhile; a stop before the end leaves it to the next start's recovery.
-    if (detail !== null) await failDocumentInSlices(db, id, detail, clock.now());
+    if (detail !== null && (await failDocumentInSlices(db, id, detail, clock.now()))) this.log(`ingest ${id}: failed: ${detail}`);
   }
 
   abandoned(id: string): void {
@@ -130,9 +138,10 @@ export class Ingestion implements JobSource<PipelineReport> {
    */
   private recoverUnfinished(): void {
     const { db, clock } = this.options;
-    writeTx(db, () => {
+    const failed = writeTx(db, () => {
       const ids = unfinishedDocumentIds(db);
       requeueAll(db, ids, clock.now());
+      const failedIds: string[] = [];
       for (const id of ids) {
         if ((attemptsOf(db, id) ?? 0) >= MAX_ATTEMPTS) {
           failDocument(
@@ -141,10 +150,23 @@ export class Ingestion implements JobSource<PipelineReport> {
             `Processing was interrupted ${MAX_ATTEMPTS} times (the server stopped while processing this document). The file may be malformed or too complex to process.`,
             clock.now(),
           );
+          failedIds.push(id);
         } else {
           resetToPending(db, id, clock.now());
         }
       }
+      if (ids.length > failedIds.length) this.log(`ingest: ${ids.length - failedIds.length} unfinished documents queued again`);
+      return failedIds;
     });
+    for (const id of failed) this.log(`ingest ${id}: failed: interrupted ${MAX_ATTEMPTS} times`);
   }
+}
+
+/** One line for the operator's log. */
+function describeReport(report: PipelineReport): string {
+  const where = `ingest ${report.documentId}${report.kbId ? ` in ${report.kbId}` : ""}`;
+  const seconds = (Object.values(report.ms).reduce((sum, ms) => sum + ms, 0) / 1000).toFixed(1);
+  if (report.outcome === "ready") return `${where}: ready, ${report.pages ?? "no"} pages, ${report.chunks} chunks, ${seconds} s`;
+  if (report.outcome === "failed") return `${where}: failed: ${report.errorDetail}`;
+  return `${where}: deleted while processing`;
 }

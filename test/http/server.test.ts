@@ -174,7 +174,11 @@ describe("the quarry serve process", () => {
       banner += new TextDecoder().decode(value);
       listening = /listening on (http:\/\/\S+?\/api)/.exec(banner);
     }
-    void new Response(proc.stderr).text(); // drained, so that a full pipe never blocks the server
+    // Both drained, so that a full pipe never blocks the server (its log has a line per document).
+    void new Response(proc.stderr).text();
+    void (async () => {
+      while (!(await reader.read()).done);
+    })();
     return {
       pid: proc.pid,
       api: serverAt(listening[1]),

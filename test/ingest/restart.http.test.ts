@@ -23,8 +23,8 @@ function tempDataDir(): string {
   return dir;
 }
 
-/** The real `quarry serve` as a child process; resolves once it prints its URL. */
-async function spawnServer(dataDir: string): Promise<{ proc: Subprocess; api: string }> {
+/** The real `quarry serve` as a child process; resolves once it prints its URL. Its log is kept (and its pipe drained). */
+async function spawnServer(dataDir: string): Promise<{ proc: Subprocess; api: string; log: () => string }> {
   const proc = Bun.spawn([join(REPO, "node_modules/.bin/bun"), "src/main.ts", "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir], {
     cwd: REPO,
     env: { ...process.env, QUARRY_LIMITS: "off", QUARRY_WORKERS: "2" },
@@ -40,8 +40,10 @@ async function spawnServer(dataDir: string): Promise<{ proc: Subprocess; api: st
     output += new TextDecoder().decode(value);
     const match = /listening on (http:\/\/\S+?\/api)/.exec(output);
     if (match) {
-      reader.releaseLock();
-      return { proc, api: match[1] };
+      void (async () => {
+        for (let read = await reader.read(); !read.done; read = await reader.read()) output += new TextDecoder().decode(read.value);
+      })();
+      return { proc, api: match[1], log: () => output };
     }
   }
   proc.kill("SIGKILL");
@@ -97,10 +99,16 @@ describe("restart after SIGKILL", () => {
     before.close();
     expect(unfinished).toBeGreaterThan(0);
 
-    ({ proc, api } = await spawnServer(dataDir));
+    const restarted = await spawnServer(dataDir);
+    ({ proc, api } = restarted);
     try {
       const docs = await settle(api, token, kbId, ids);
       expect(docs.map((d) => d.status)).toEqual(ids.map(() => "ready"));
+      // The operator's log says what recovery did and how each document ended.
+      await Bun.sleep(100);
+      expect(restarted.log()).toContain(`ingest: ${unfinished} unfinished documents queued again`);
+      const readyLines = restarted.log().match(new RegExp(`^ingest doc_\\w+ in ${kbId}: ready, no pages, \\d+ chunks, \\d+\\.\\d s$`, "gm")) ?? [];
+      expect(readyLines).toHaveLength(unfinished);
       const db = openDatabase(join(dataDir, "quarry.db"), { migrate: false });
       try {
         for (const doc of docs) {
