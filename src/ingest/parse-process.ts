@@ -1,6 +1,6 @@
 // The ingestion worker's side of its parser child process (parse-child.ts). The child is started ahead
-// of the first document and kept warm between documents (loading pdf.js and Tesseract costs ~1.5 s);
-// it is killed when its memory (resident set, polled from /proc) goes over the limit, when parsing takes
+// of the first document and kept warm between documents (loading pdf.js and Tesseract costs ~1.5 s), and
+// replaced by a fresh one once idle for a minute; it is killed when its memory (resident set, polled from /proc) goes over the limit, when parsing takes
 // too long, or when the job is cancelled, and a fresh one replaces it. Only that document fails.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,14 +15,23 @@ export interface ParseProcessOptions {
   timeoutMs: number;
   /** Told each new child's pid, so that whoever may terminate this worker can kill the child too. */
   started?(pid: number): void;
+  /** IDLE_RECYCLE_MS unless given. */
+  idleRecycleMs?: number;
 }
 
 /** A flate bomb grows its parser by ~300 MB/s: polled every 100 ms, it could pass the limit by ~30 MB first. */
 const MEMORY_POLL_MS = 20;
 /** A warm child that kept more than this share of the limit after a document is replaced, so the next document starts small. */
 const RECYCLE_SHARE = 0.5;
+/**
+ * A child idle this long that holds more than IDLE_KEEP_MB is replaced by a fresh one (~33 MB): pdf.js and
+ * Tesseract, loaded by the documents that needed them, kept it at 200-350 MB per worker for as long as no
+ * document came. The next PDF then loads pdf.js again (~0.3 s), the next scan Tesseract (~1 s).
+ */
+const IDLE_RECYCLE_MS = 60_000;
+const IDLE_KEEP_MB = 64;
 
-type StopReason = "memory" | "timeout" | "recycled" | "closed" | { aborted: unknown };
+type StopReason = "memory" | "timeout" | "recycled" | "idle" | "closed" | { aborted: unknown };
 
 interface Child {
   proc: Subprocess;
@@ -38,6 +47,7 @@ export class ParseProcess {
   private child: Child | null = null;
   private lastRequestId = 0;
   private closed = false;
+  private idleTimer: Timer | null = null;
 
   constructor(private readonly options: ParseProcessOptions) {}
 
@@ -49,6 +59,7 @@ export class ParseProcess {
   /** Parses a stored file in the child; rejects with a ParseError for the user, or with `signal.reason` when aborted. */
   async parse(path: string, fileType: string, fileName: string, signal: AbortSignal): Promise<ParsedDocument> {
     signal.throwIfAborted();
+    this.clearIdleTimer();
     const child = (this.child ??= this.spawn());
     const requestId = ++this.lastRequestId;
     const stop = (reason: StopReason) => this.kill(child, reason);
@@ -74,12 +85,29 @@ export class ParseProcess {
       signal.removeEventListener("abort", onAbort);
       child.reply = undefined;
       if (this.child === child && (residentMb(child.proc.pid) ?? 0) > RECYCLE_SHARE * this.options.memoryMb) stop("recycled");
+      this.recycleWhenIdle();
     }
+  }
+
+  private recycleWhenIdle(): void {
+    this.clearIdleTimer();
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      const child = this.child;
+      if (child && (residentMb(child.proc.pid) ?? 0) > IDLE_KEEP_MB) this.kill(child, "idle");
+    }, this.options.idleRecycleMs ?? IDLE_RECYCLE_MS);
+    this.idleTimer.unref();
+  }
+
+  private clearIdleTimer(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
   }
 
   /** Kills the child; parse() must not be called afterwards. */
   close(): void {
     this.closed = true;
+    this.clearIdleTimer();
     if (this.child) this.kill(this.child, "closed");
   }
 

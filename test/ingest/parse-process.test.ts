@@ -1,0 +1,30 @@
+// The ingestion worker's parser child process, for real: kept warm between documents, and replaced by a
+// fresh, small one once it has been idle a while after documents made it load pdf.js.
+import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ParseProcess } from "../../src/ingest/parse-process.ts";
+import { SHARED_SAMPLES_DIR } from "../fixtures.ts";
+
+const residentMb = (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+
+test("a child that grew while parsing is replaced by a fresh one once idle; the fresh one parses the next document", async () => {
+  const pids: number[] = [];
+  const parser = new ParseProcess({ memoryMb: 960, timeoutMs: 120_000, idleRecycleMs: 300, started: (pid) => pids.push(pid) });
+  try {
+    const pdf = join(SHARED_SAMPLES_DIR, "pdf", "sample_pdf_1.pdf");
+    const parse = () => parser.parse(pdf, "pdf", "sample.pdf", new AbortController().signal);
+    expect((await parse()).pageCount).toBe(4);
+    // Right after a document the child is kept: the next one needs no start.
+    expect(pids).toHaveLength(1);
+    expect(residentMb(pids[0])).toBeGreaterThan(64);
+    for (let waited = 0; pids.length < 2 && waited < 5000; waited += 50) await Bun.sleep(50);
+    expect(pids).toHaveLength(2);
+    await Bun.sleep(500); // its start, and more than one idle period: a fresh child is not replaced again
+    expect(pids).toHaveLength(2);
+    expect(residentMb(pids[1])).toBeLessThan(64);
+    expect((await parse()).pageCount).toBe(4);
+  } finally {
+    parser.close();
+  }
+});
