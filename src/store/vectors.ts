@@ -83,14 +83,15 @@ function dropVectorTable(db: Db): void {
 export function ensureVectorTable(db: Db, model: EmbeddingModelInfo): void {
   db.transaction(() => {
     const stored = storedEmbeddingModel(db);
-    const chunkCount = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
+    // Counted only when needed: at 1M chunks a count takes a few hundred milliseconds of every start.
+    const chunkCount = () => db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
     if (stored && stored.id === model.id && stored.dimension === model.dimension) {
       const progress = reindexProgress(db);
       if (progress === null) return;
       const done = db.query<{ n: number }, [number]>("SELECT COUNT(*) AS n FROM chunks WHERE rowid <= ?").get(progress)!.n;
-      throw new ReindexUnfinishedError(model, done, chunkCount);
+      throw new ReindexUnfinishedError(model, done, chunkCount());
     }
-    if (stored && chunkCount > 0) throw new EmbeddingModelMismatchError(stored, model);
+    if (stored && chunkCount() > 0) throw new EmbeddingModelMismatchError(stored, model);
     dropVectorTable(db);
     createVectorTable(db, model);
   }).immediate();
