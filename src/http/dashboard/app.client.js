@@ -59,10 +59,13 @@ function formatBytes(bytes) {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-/** "p. 3" or "pp. 3–5"; nothing for text-only documents, which have no start page. */
+/**
+ * "p. 3" or "pp. 3–5" in a span of its own (bare text beside other text in a flex row ran into it: "p. 194
+ * tokens"); nothing for text-only documents, which have no start page.
+ */
 function formatPages(start, end) {
   if (start === null || start === undefined) return null;
-  return end === null || end === undefined || end === start ? `p. ${start}` : `pp. ${start}–${end}`;
+  return h("span", {}, end === null || end === undefined || end === start ? `p. ${start}` : `pp. ${start}–${end}`);
 }
 
 function statusBadge(status) {
@@ -299,7 +302,14 @@ function pagedList({ prefix, fetchPage, render }) {
       const forGeneration = generation;
       let page;
       try {
-        page = await fetchPage(null, Math.min(MAX_PAGE_SIZE, Math.max(PAGE_SIZE, rows.size)));
+        // As many rows as are shown, a page of at most MAX_PAGE_SIZE at a time (one page cut the list to it).
+        const wanted = Math.max(PAGE_SIZE, rows.size);
+        const data = [];
+        do {
+          page = await fetchPage(page?.meta.cursor ?? null, Math.min(MAX_PAGE_SIZE, wanted - data.length));
+          data.push(...page.data);
+        } while (page.meta.has_more && data.length < wanted);
+        page = { data, meta: page.meta };
       } catch (failure) {
         if (forGeneration === generation) showError(error, failure);
         return;
@@ -423,6 +433,8 @@ function showApiKey(apiKey, note = "") {
   byId("key-note").hidden = !note;
   byId("key-copy-status").textContent = "";
   dialog.addEventListener("close", () => (input.value = ""), { once: true });
+  // Escape would close it and wipe a key shown only once: it closes by "Done" alone.
+  dialog.addEventListener("cancel", (event) => event.preventDefault());
   dialog.showModal();
   input.select();
 }
@@ -487,7 +499,7 @@ async function deleteKnowledgeBase(kb, errorBox) {
     await api("DELETE", `/v1/knowledge-bases/${kb.id}`);
     toast(`Deleted “${kb.name}”.`);
     if (location.hash === "#/knowledge-bases") knowledgeBases.remove(kb.id);
-    else location.hash = "#/knowledge-bases";
+    else location.replace("#/knowledge-bases"); // Back must not lead to the deleted knowledge base
   } catch (error) {
     showError(errorBox, error);
   }
@@ -546,7 +558,14 @@ async function loadKnowledgeBaseHeader(forVisit) {
     byId("kb-count").textContent = `${plural(kb.document_count, "document")} · created ${formatDate(kb.created_at)}`;
     document.title = `${kb.name} · Quarry`;
   } catch (error) {
-    if (forVisit === visit) showError(byId("kb-error"), error);
+    if (forVisit !== visit) return;
+    showError(byId("kb-error"), error);
+    // Gone (deleted, or a mistyped link): nothing to upload to, search or delete.
+    if (error.status === 404) {
+      stopPolling();
+      for (const id of ["kb-delete", "kb-tabs", "panel-documents", "panel-search"]) byId(id).hidden = true;
+      byId("kb-name").textContent = "Knowledge base not found";
+    }
   }
 }
 
@@ -561,10 +580,14 @@ async function showKnowledgeBase(kbId, tab) {
     byId("doc-status").value = "";
     byId("search-output").hidden = true;
     byId("upload-progress").textContent = "";
-    for (const form of ["upload-form", "text-form", "search-form"]) byId(form).reset();
+    for (const form of ["upload-form", "text-form", "search-form"]) {
+      byId(form).reset();
+      showError(byId(form).querySelector("[data-error]"), null); // another knowledge base's form errors
+    }
     syncSearchMode();
   }
   showError(byId("kb-error"), null);
+  byId("kb-delete").hidden = byId("kb-tabs").hidden = false;
   const base = `#/knowledge-bases/${kbId}`;
   for (const [link, href, active] of [
     [byId("tab-documents"), base, tab === "documents"],
@@ -662,6 +685,17 @@ function syncSearchMode() {
 }
 searchForm.elements.mode.addEventListener("change", syncSearchMode);
 
+/** Without a cross-encoder (GET /api/health says), reranking is off and cannot be asked for. */
+api("GET", "/health", { auth: false })
+  .then(({ models }) => {
+    if (models.reranker) return;
+    const rerank = searchForm.elements.rerank;
+    rerank.checked = rerank.defaultChecked = false;
+    rerank.disabled = true;
+    byId("rerank-label").textContent = "Rerank with a cross-encoder (none is installed)";
+  })
+  .catch(() => {}); // left as it is: the search reports rerank_applied
+
 /** A number field's value, or undefined when blank or disabled (disabled fields are not in FormData). */
 function numberField(data, name) {
   const raw = data.get(name);
@@ -670,6 +704,8 @@ function numberField(data, name) {
 
 onSubmit(searchForm, async (data) => {
   const kbId = current.kbId;
+  // Earlier results go as a new search starts: beside the error of one that fails, they looked like its results.
+  byId("search-output").hidden = true;
   const body = { query: data.get("query"), mode: data.get("mode"), rerank: data.has("rerank"), include_metadata: true };
   for (const name of ["top_k", "alpha", "score_threshold"]) {
     const value = numberField(data, name);
@@ -755,7 +791,7 @@ const chunks = pagedList({
         h("span", { class: "rank" }, `#${chunk.chunk_index}`),
         formatPages(chunk.start_page, chunk.end_page),
         chunk.section_heading ? h("span", { class: "heading-tag" }, chunk.section_heading) : null,
-        plural(chunk.token_count, "token"),
+        h("span", {}, plural(chunk.token_count, "token")),
       ),
       h("p", { class: "passage" }, chunk.text),
       isEmptyObject(chunk.metadata) ? null : h("div", { class: "result-foot" }, h("code", {}, JSON.stringify(chunk.metadata))),
@@ -974,4 +1010,9 @@ function route() {
 }
 
 window.addEventListener("hashchange", route);
+// Pages live in the URL's hash, so the skip link's #main would be read as an unknown page: it moves focus instead.
+document.querySelector(".skip-link").addEventListener("click", (event) => {
+  event.preventDefault();
+  byId("main").focus();
+});
 route();

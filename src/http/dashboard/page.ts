@@ -98,7 +98,7 @@ export const DASHBOARD_PAGE = `<!doctype html>
         <button type="button" id="kb-delete" class="danger">Delete knowledge base</button>
       </div>
       <div class="error" role="alert" id="kb-error" hidden></div>
-      <nav class="tabs" aria-label="Knowledge base">
+      <nav id="kb-tabs" class="tabs" aria-label="Knowledge base">
         <a id="tab-documents" href="#">Documents</a>
         <a id="tab-search" href="#">Search playground</a>
       </nav>
@@ -159,7 +159,7 @@ export const DASHBOARD_PAGE = `<!doctype html>
             <label>Filter <span class="optional">optional JSON on document metadata</span><textarea name="filter" rows="2" class="mono" spellcheck="false" placeholder='${FILTER_EXAMPLE}'></textarea></label>
             <label>Keyword query <span class="optional">keyword and hybrid; defaults to the query</span><input name="keyword_query" maxlength="10000" disabled></label>
           </div>
-          <label class="check"><input type="checkbox" name="rerank" checked> Rerank with the cross-encoder (when one is installed)</label>
+          <label class="check"><input type="checkbox" name="rerank" checked> <span id="rerank-label">Rerank with the cross-encoder (when one is installed)</span></label>
           <div class="error" role="alert" data-error hidden></div>
           <div class="actions"><button type="submit" class="primary">Search</button></div>
         </form>
