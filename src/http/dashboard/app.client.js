@@ -563,7 +563,7 @@ async function loadKnowledgeBaseHeader(forVisit) {
     // Gone (deleted, or a mistyped link): nothing to upload to, search or delete.
     if (error.status === 404) {
       stopPolling();
-      for (const id of ["kb-delete", "kb-tabs", "panel-documents", "panel-search"]) byId(id).hidden = true;
+      for (const id of ["kb-edit", "kb-delete", "kb-tabs", "panel-documents", "panel-search"]) byId(id).hidden = true;
       byId("kb-name").textContent = "Knowledge base not found";
     }
   }
@@ -580,6 +580,7 @@ async function showKnowledgeBase(kbId, tab) {
     byId("doc-status").value = "";
     byId("search-output").hidden = true;
     byId("upload-progress").textContent = "";
+    kbEditForm.hidden = true;
     for (const form of ["upload-form", "text-form", "search-form"]) {
       byId(form).reset();
       showError(byId(form).querySelector("[data-error]"), null); // another knowledge base's form errors
@@ -587,7 +588,7 @@ async function showKnowledgeBase(kbId, tab) {
     syncSearchMode();
   }
   showError(byId("kb-error"), null);
-  byId("kb-delete").hidden = byId("kb-tabs").hidden = false;
+  byId("kb-edit").hidden = byId("kb-delete").hidden = byId("kb-tabs").hidden = false;
   const base = `#/knowledge-bases/${kbId}`;
   for (const [link, href, active] of [
     [byId("tab-documents"), base, tab === "documents"],
@@ -609,6 +610,32 @@ async function showKnowledgeBase(kbId, tab) {
 
 byId("kb-delete").addEventListener("click", () => {
   if (current.kb) deleteKnowledgeBase(current.kb, byId("kb-error"));
+});
+
+const kbEditForm = byId("kb-edit-form");
+
+byId("kb-edit").addEventListener("click", () => {
+  const kb = current.kb;
+  if (!kb) return;
+  kbEditForm.elements.name.value = kb.name;
+  kbEditForm.elements.description.value = kb.description ?? "";
+  kbEditForm.elements.metadata.value = JSON.stringify(kb.metadata ?? {}, null, 2);
+  showError(kbEditForm.querySelector("[data-error]"), null);
+  kbEditForm.hidden = false;
+  kbEditForm.elements.name.focus();
+});
+byId("kb-edit-cancel").addEventListener("click", () => (kbEditForm.hidden = true));
+
+onSubmit(kbEditForm, async (data) => {
+  const body = {
+    name: data.get("name"),
+    description: data.get("description").trim() ? data.get("description") : null,
+    metadata: parseJsonObject(data.get("metadata"), "Metadata") ?? {},
+  };
+  const { data: kb } = await api("PATCH", `/v1/knowledge-bases/${current.kbId}`, { body });
+  kbEditForm.hidden = true;
+  toast(`Saved “${kb.name}”.`);
+  await loadKnowledgeBaseHeader(visit);
 });
 
 byId("doc-status").addEventListener("change", () => documents.reload().then(watchDocuments));
@@ -799,6 +826,13 @@ const chunks = pagedList({
 });
 
 function renderDocument(doc) {
+  current.doc = doc;
+  const metadataField = byId("doc-meta-form").elements.metadata;
+  // Filled once per document, so that polling never overwrites what is being typed.
+  if (metadataField.dataset.docId !== doc.id) {
+    metadataField.value = JSON.stringify(doc.metadata, null, 2);
+    metadataField.dataset.docId = doc.id;
+  }
   byId("doc-name").textContent = doc.name;
   byId("doc-crumb").textContent = doc.name;
   document.title = `${doc.name} · Quarry`;
@@ -829,6 +863,25 @@ async function followDocument(forVisit, previousStatus) {
   }
 }
 
+onSubmit(byId("doc-meta-form"), async (data) => {
+  const metadata = parseJsonObject(data.get("metadata"), "Metadata") ?? {};
+  const { data: doc } = await api("PATCH", `/v1/knowledge-bases/${current.kbId}/documents/${current.docId}`, { body: { metadata } });
+  renderDocument(doc);
+  toast("Metadata saved.");
+});
+
+byId("doc-delete").addEventListener("click", async () => {
+  const doc = current.doc;
+  if (!doc || !confirm(`Delete “${doc.name}” and its chunks? This cannot be undone.`)) return;
+  try {
+    await api("DELETE", `/v1/knowledge-bases/${doc.kb_id}/documents/${doc.id}`);
+    toast(`Deleted “${doc.name}”.`);
+    location.replace(`#/knowledge-bases/${doc.kb_id}`);
+  } catch (error) {
+    showError(byId("doc-error"), error);
+  }
+});
+
 async function showDocument(kbId, docId) {
   const forVisit = visit;
   showView("view-document", "Document", "knowledge-bases");
@@ -840,6 +893,9 @@ async function showDocument(kbId, docId) {
   for (const id of ["doc-name", "doc-crumb"]) byId(id).textContent = docId;
   byId("doc-id").textContent = docId;
   byId("doc-facts").replaceChildren();
+  current.doc = null;
+  byId("doc-meta-form").elements.metadata.dataset.docId = "";
+  showError(byId("doc-meta-form").querySelector("[data-error]"), null);
   showError(byId("doc-error"), null);
   if (!current.kb) {
     api("GET", `/v1/knowledge-bases/${kbId}`)

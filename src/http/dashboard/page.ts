@@ -95,9 +95,17 @@ export const DASHBOARD_PAGE = `<!doctype html>
           <p id="kb-description" class="muted"></p>
           <p class="meta-line"><code id="kb-id"></code><span id="kb-count"></span></p>
         </div>
-        <button type="button" id="kb-delete" class="danger">Delete knowledge base</button>
+        <div class="actions"><button type="button" id="kb-edit">Edit</button><button type="button" id="kb-delete" class="danger">Delete knowledge base</button></div>
       </div>
       <div class="error" role="alert" id="kb-error" hidden></div>
+      <form id="kb-edit-form" class="card" novalidate hidden>
+        <h2>Edit knowledge base</h2>
+        <label>Name <input name="name" maxlength="256" required></label>
+        <label>Description <span class="optional">optional</span><input name="description" maxlength="1024"></label>
+        <label>Metadata <span class="optional">JSON object; replaces the current one</span><textarea name="metadata" rows="3" class="mono" spellcheck="false"></textarea></label>
+        <div class="error" role="alert" data-error hidden></div>
+        <div class="actions"><button type="button" id="kb-edit-cancel">Cancel</button><button type="submit" class="primary">Save</button></div>
+      </form>
       <nav id="kb-tabs" class="tabs" aria-label="Knowledge base">
         <a id="tab-documents" href="#">Documents</a>
         <a id="tab-search" href="#">Search playground</a>
@@ -174,9 +182,15 @@ export const DASHBOARD_PAGE = `<!doctype html>
 
     <section id="view-document" data-view hidden aria-labelledby="doc-name">
       <nav class="crumbs" aria-label="Breadcrumb"><a href="#/knowledge-bases">Knowledge bases</a><span aria-hidden="true">/</span><a id="doc-kb-crumb" href="#">…</a><span aria-hidden="true">/</span><span id="doc-crumb" aria-current="page"></span></nav>
-      <div class="page-head"><div><h1 id="doc-name">Document</h1><p class="meta-line"><code id="doc-id"></code></p></div></div>
+      <div class="page-head"><div><h1 id="doc-name">Document</h1><p class="meta-line"><code id="doc-id"></code></p></div><button type="button" id="doc-delete" class="danger">Delete document</button></div>
       <div class="error" role="alert" id="doc-error" hidden></div>
       <div class="card"><dl id="doc-facts" class="facts"></dl></div>
+      <form id="doc-meta-form" class="card" novalidate>
+        <h2>Metadata</h2>
+        <label>Metadata <span class="optional">JSON object; search filters match it at once</span><textarea name="metadata" rows="3" class="mono" spellcheck="false"></textarea></label>
+        <div class="error" role="alert" data-error hidden></div>
+        <div class="actions"><button type="submit" class="primary">Save metadata</button></div>
+      </form>
       <div class="card">
         <div class="card-head"><h2>Chunks</h2><span id="chunk-live" class="live" role="status"></span></div>
         <ol id="chunk-items" class="chunks"></ol>
