@@ -142,6 +142,12 @@ describe("chunkDocument", () => {
   });
 });
 
+test("a long run of closing brackets or quotes is split in linear time (a hang guard: it took ~60 s at 256K)", () => {
+  const text = `${")".repeat(262_144)} end. Next sentence.`;
+  const chunks = chunkDocument({ pageCount: null, sections: [{ text, page: null, heading: "" }] }, countWords, OPTIONS);
+  expect(chunks.map((chunk) => chunk.text).join(" ")).toContain("Next sentence.");
+}, 20_000);
+
 describe("section rules", () => {
   test("small sections are merged with the next, headings kept as lines", () => {
     const sections: ParsedSection[] = ["One", "Two", "Three", "Four"].map((heading, index) => ({
