@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import * as XLSX from "@e965/xlsx";
+import JSZip from "jszip";
 import { join } from "node:path";
 import {
   ParseError,
@@ -185,6 +186,22 @@ describe("xlsx tables side by side", () => {
     const doc = await parseDocument("xlsx", new Uint8Array(XLSX.write(book, { type: "array", bookType: "xlsx" })), "book.xlsx");
     expect(doc.sections.map((section) => section.text)).toEqual(["Crop: Wheat; Acres: 120\nRegion: North; Rain: 640", "Month: May; Sales: 42"]);
   });
+});
+
+describe("xlsx declared range", () => {
+  test("a sheet declaring A1:XFD1048576 (17 billion cells) is read from the cells it holds (a hang guard: it ran for the 45-minute limit)", async () => {
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([["Crop", "Acres"], ["Wheat", 120]]), "Huge");
+    // Written small, then given the huge range and a far cell in its XML (SheetJS would walk the range to write it).
+    const zip = await JSZip.loadAsync(XLSX.write(book, { type: "array", bookType: "xlsx" }));
+    const part = "xl/worksheets/sheet1.xml";
+    const xml = (await zip.file(part)!.async("string"))
+      .replace(/<dimension ref="[^"]*"\/>/, '<dimension ref="A1:XFD1048576"/>')
+      .replace("</sheetData>", '<row r="1048576"><c r="XFD1048576" t="inlineStr"><is><t>far corner</t></is></c></row></sheetData>');
+    zip.file(part, xml);
+    const doc = await parseDocument("xlsx", await zip.generateAsync({ type: "uint8array" }), "huge.xlsx");
+    expect(doc.sections.map((section) => section.text)).toEqual(["Crop: Wheat; Acres: 120\nfar corner"]);
+  }, 20_000);
 });
 
 describe("pdf numbered subsection headings", () => {

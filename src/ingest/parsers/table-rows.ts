@@ -34,21 +34,23 @@ function cellText(cell: unknown): string {
  * the header row, so they stay one table: a spacer column between labels and figures keeps each row whole.
  */
 export function sheetRowsToLines(rows: unknown[][]): string[] {
-  const width = Math.max(0, ...rows.map((row) => row.length));
-  const filled = (column: number) => rows.some((row) => cellText(row[column]) !== "");
-  const firstRow = (from: number, to: number) => rows.findIndex((row) => row.slice(from, to).some((cell) => cellText(cell) !== ""));
+  // Rows may be sparse (holes for missing cells) and wide: only the cells present are visited.
+  const firstRowOf = new Map<number, number>();
+  rows.forEach((row, r) =>
+    row.forEach((cell, column) => {
+      if (cellText(cell) !== "" && !firstRowOf.has(column)) firstRowOf.set(column, r);
+    }),
+  );
+  const columns = [...firstRowOf.keys()].sort((a, b) => a - b);
   const tables: { from: number; to: number; top: number }[] = [];
-  for (let column = 0; column < width; ) {
-    if (!filled(column)) {
-      column++;
-      continue;
-    }
-    const from = column;
-    while (column < width && filled(column)) column++;
-    const top = firstRow(from, column);
+  for (let i = 0; i < columns.length; ) {
+    const from = columns[i];
+    let top = firstRowOf.get(from)!;
+    while (i + 1 < columns.length && columns[i + 1] === columns[i] + 1) top = Math.min(top, firstRowOf.get(columns[++i])!);
+    const to = columns[i++] + 1;
     const previous = tables.at(-1);
-    if (previous && previous.top === top) previous.to = column;
-    else tables.push({ from, to: column, top });
+    if (previous && previous.top === top) previous.to = to;
+    else tables.push({ from, to, top });
   }
   if (tables.length <= 1) return tableRowsToLines(rows);
   return tables.flatMap(({ from, to }) => tableRowsToLines(rows.map((row) => row.slice(from, to)), from));

@@ -26,8 +26,7 @@ export async function parseXlsx(data: Uint8Array): Promise<ParsedDocument> {
     const sheet = workbook.Sheets[name];
     if (!sheet) return;
     spellOutGeneralNumbers(sheet);
-    // raw: false gives the text Excel displays (number formats, dates) rather than raw values.
-    const rows = XLSX.utils.sheet_to_json<unknown[]>(sheet, { header: 1, blankrows: false, defval: "", raw: false });
+    const rows = presentRows(sheet);
     const collector = new SectionCollector({ sheet: name });
     collector.setPage(index + 1);
     collector.setHeading(name);
@@ -50,4 +49,30 @@ function spellOutGeneralNumbers(sheet: XLSX.WorkSheet): void {
       (cell as XLSX.CellObject).w = String(v);
     }
   }
+}
+
+/**
+ * The sheet's rows as Excel displays their cells (number formats, dates), from the cells it holds: a row
+ * holding none is left out, a missing cell is a hole. SheetJS's sheet_to_json walks the declared range
+ * instead, every cell of it: a 1.8 KB file declaring A1:XFD1048576 (or holding cells at A1 and XFD1048576)
+ * kept a parser busy for the 45-minute limit. Columns count from the leftmost column that holds a cell.
+ */
+function presentRows(sheet: XLSX.WorkSheet): unknown[][] {
+  const byRow = new Map<number, [number, string][]>();
+  let firstColumn = Infinity;
+  for (const [address, cell] of Object.entries(sheet)) {
+    if (address.startsWith("!")) continue;
+    const { r, c } = XLSX.utils.decode_cell(address);
+    const cells = byRow.get(r) ?? [];
+    cells.push([c, XLSX.utils.format_cell(cell as XLSX.CellObject)]);
+    byRow.set(r, cells);
+    firstColumn = Math.min(firstColumn, c);
+  }
+  return [...byRow.keys()]
+    .sort((a, b) => a - b)
+    .map((r) => {
+      const row: unknown[] = [];
+      for (const [c, text] of byRow.get(r)!) row[c - firstColumn] = text;
+      return row;
+    });
 }
