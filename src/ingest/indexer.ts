@@ -6,7 +6,9 @@ import { writeTx } from "../store/db.ts";
 import { findAccountById } from "../store/accounts.ts";
 import { deleteChunksOf, deleteSomeChunks, insertChunks, recordChunkRange, reserveChunkRowids, type NewChunk } from "../store/chunks.ts";
 import { findDocumentRow, markFailed, markReady, type DocumentRow } from "../store/documents.ts";
-import { assertPagesFit, consumePages } from "../billing/usage.ts";
+import { assertPagesFit, consumePages, usageFor } from "../billing/usage.ts";
+import { accountPlan } from "../billing/limits.ts";
+import { pagesOverrunMessage, type PageAllowance } from "./parsers/page-limit.ts";
 import { QuarryError, usageLimitExceeded } from "../errors.ts";
 import { removeJob } from "./queue.ts";
 import { deleteInSlices, ROWS_PER_SLICE, SLICE_PAUSE_MS } from "../store/deletions.ts";
@@ -16,6 +18,14 @@ const TEXT_BYTES_PER_PAGE = 2400;
 /** Pages metered for a document (spec 8.3): rich types their real pages, text types one per ~2,400 bytes. */
 export function meteredPages(pageCount: number | null, fileSizeBytes: number | null): number {
   return pageCount ?? Math.max(1, Math.ceil((fileSizeBytes ?? 0) / TEXT_BYTES_PER_PAGE));
+}
+
+/** The account's pages left this period, given to the parser (null with limits off, or the account gone). */
+export function pageAllowance(db: Db, accountId: string, now: Date, limitsEnabled: boolean): PageAllowance | null {
+  const account = limitsEnabled ? findAccountById(db, accountId) : null;
+  if (!account) return null;
+  const limit = accountPlan(account).pagesPerMonth;
+  return { left: Math.max(0, limit - usageFor(db, account, now).pages_processed), limit };
 }
 
 /**
@@ -94,11 +104,7 @@ export async function completeDocument(
 function pagesWouldOverrun(error: QuarryError, pages: number): QuarryError {
   const { limit, used } = error.details as { limit: number; used: number };
   const left = Math.max(0, limit - used);
-  return usageLimitExceeded(
-    `Document has ${pages} pages but only ${left} of the monthly allowance of ${limit} pages remain. ` +
-      "Upgrade your plan or wait for the next billing period; nothing was counted.",
-    error.details ?? {},
-  );
+  return usageLimitExceeded(pagesOverrunMessage(pages, { left, limit }), error.details ?? {});
 }
 
 /**

@@ -3,6 +3,7 @@
 // exhausts memory or never finishes costs only this process, which the worker kills (parse-process.ts).
 import { readFileSync } from "node:fs";
 import { ParseError, parseDocument } from "./parsers/index.ts";
+import { setPageAllowance } from "./parsers/page-limit.ts";
 import type { ChildReady, ParseReply, ParseRequest } from "./parse-protocol.ts";
 
 export function runParseChild(): void {
@@ -17,6 +18,7 @@ export function runParseChild(): void {
     try {
       const buffer = readFileSync(request.path);
       const data = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength); // pdf.js refuses Node Buffers
+      setPageAllowance(request.allowance);
       send({ requestId: request.requestId, ok: true, parsed: await parseDocument(request.fileType, data, request.fileName) });
     } catch (error) {
       const parseError = error instanceof ParseError ? error : null;

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { ParseError, type ParsedDocument } from "./parsers/index.ts";
+import type { PageAllowance } from "./parsers/page-limit.ts";
 import { parserEnvironment } from "../runtime/allocator.ts";
 import { PARSE_CHILD_COMMAND, type ChildReady, type ParseReply, type ParseRequest } from "./parse-protocol.ts";
 
@@ -57,7 +58,7 @@ export class ParseProcess {
   }
 
   /** Parses a stored file in the child; rejects with a ParseError for the user, or with `signal.reason` when aborted. */
-  async parse(path: string, fileType: string, fileName: string, signal: AbortSignal): Promise<ParsedDocument> {
+  async parse(path: string, fileType: string, fileName: string, signal: AbortSignal, allowance: PageAllowance | null = null): Promise<ParsedDocument> {
     signal.throwIfAborted();
     this.clearIdleTimer();
     const child = (this.child ??= this.spawn());
@@ -73,7 +74,7 @@ export class ParseProcess {
       const reply = await new Promise<ParseReply>((resolve, reject) => {
         child.reply = (reply) => reply.requestId === requestId && resolve(reply);
         child.proc.exited.then(() => reject(this.exitError(child)));
-        child.ready.then(() => child.proc.send({ requestId, path, fileType, fileName } satisfies ParseRequest), reject);
+        child.ready.then(() => child.proc.send({ requestId, path, fileType, fileName, allowance } satisfies ParseRequest), reject);
       });
       if (!reply.ok) {
         throw new ParseError(reply.message, { pageCount: reply.pageCount ?? undefined, cause: reply.cause === null ? undefined : reply.cause });

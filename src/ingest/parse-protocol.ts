@@ -1,6 +1,7 @@
 // Messages between an ingestion worker (parse-process.ts) and its parser child process (parse-child.ts),
 // over Bun's IPC channel. The child reads the stored file itself, so only paths and results cross.
 import type { ParsedDocument } from "./parsers/index.ts";
+import type { PageAllowance } from "./parsers/page-limit.ts";
 
 export interface ParseRequest {
   requestId: number;
@@ -8,6 +9,8 @@ export interface ParseRequest {
   path: string;
   fileType: string;
   fileName: string;
+  /** The account's pages left (limits on): a document with more fails as soon as they are counted. */
+  allowance: PageAllowance | null;
 }
 
 export type ParseReply =

@@ -11,7 +11,8 @@ import { findDocumentRow, transitionStatus, type DocumentStatus } from "../store
 import type { NewChunk } from "../store/chunks.ts";
 import { assertPageLimit, ParseError, type ParsedDocument } from "./parsers/index.ts";
 import { chunkDocument } from "./chunker.ts";
-import { assertDocumentPagesFit, completeDocument, failDocumentInSlices } from "./indexer.ts";
+import { assertDocumentPagesFit, completeDocument, failDocumentInSlices, pageAllowance } from "./indexer.ts";
+import type { PageAllowance } from "./parsers/page-limit.ts";
 
 /** Chunk size cap in tokens; lower when the embedding model reads fewer tokens. */
 const MAX_CHUNK_TOKENS = 512;
@@ -30,7 +31,7 @@ export interface PipelineDeps {
    */
   signal: AbortSignal;
   /** Parses the stored file (at an absolute path) out of process; see parse-process.ts. */
-  parse(path: string, fileType: string, fileName: string, signal: AbortSignal): Promise<ParsedDocument>;
+  parse(path: string, fileType: string, fileName: string, signal: AbortSignal, allowance: PageAllowance | null): Promise<ParsedDocument>;
   /** Vectors for a batch from an idle worker, or null when none is free. */
   embedElsewhere(texts: string[]): Promise<Float32Array[] | null>;
 }
@@ -82,7 +83,8 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     report.kbId = document.kb_id;
     advance("pending", "parsing");
     const path = join(deps.dataDir, document.storage_path);
-    const parsed = await timed("parse", () => deps.parse(path, document.file_type, document.name, deps.signal));
+    const allowance = pageAllowance(deps.db, document.account_id, deps.clock.now(), deps.limitsEnabled);
+    const parsed = await timed("parse", () => deps.parse(path, document.file_type, document.name, deps.signal, allowance));
     if (parsed.pageCount !== null) assertPageLimit(parsed.pageCount);
     assertDocumentPagesFit(deps.db, documentId, parsed.pageCount, deps.clock.now(), deps.limitsEnabled);
     report.pages = parsed.pageCount;

@@ -82,7 +82,7 @@ async function runJob(id: string, payload: JobPayload): Promise<void> {
         limitsEnabled: settings.config.limitsEnabled,
         clock: offsetClock(payload.clockOffsetMs),
         signal: abort.signal,
-        parse: (path, fileType, fileName, signal) => parser!.parse(path, fileType, fileName, signal),
+        parse: (path, fileType, fileName, signal, allowance) => parser!.parse(path, fileType, fileName, signal, allowance),
         embedElsewhere,
       },
       id,

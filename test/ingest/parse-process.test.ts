@@ -4,7 +4,8 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ParseProcess } from "../../src/ingest/parse-process.ts";
-import { SHARED_SAMPLES_DIR } from "../fixtures.ts";
+import { ensureFixtures, SHARED_SAMPLES_DIR } from "../fixtures.ts";
+import { ParseError } from "../../src/ingest/parsers/index.ts";
 
 const residentMb = (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
@@ -28,3 +29,24 @@ test("a child that grew while parsing is replaced by a fresh one once idle; the 
     parser.close();
   }
 });
+
+test("a document with more pages than the allowance has left fails as soon as they are counted, before OCR reads them", async () => {
+  const parser = new ParseProcess({ memoryMb: 960, timeoutMs: 120_000 });
+  try {
+    const manifest = await ensureFixtures();
+    const scan = join(manifest.dir, "sideways-scan.pdf"); // 2 pages, each read by OCR
+    const parse = (left: number) => parser.parse(scan, "pdf", "scan.pdf", new AbortController().signal, { left, limit: 100 });
+    const refused = await parse(1).then(
+      () => null,
+      (error: ParseError) => error,
+    );
+    expect(refused).toBeInstanceOf(ParseError);
+    expect(refused!.message).toBe(
+      "Document has 2 pages but only 1 of the monthly allowance of 100 pages remain. Upgrade your plan or wait for the next billing period; nothing was counted.",
+    );
+    expect(refused!.pageCount).toBe(2);
+    expect((await parse(2)).pageCount).toBe(2);
+  } finally {
+    parser.close();
+  }
+}, 60_000);
