@@ -12,12 +12,14 @@ export const MAX_TEXT_LENGTH = 10_000_000;
 
 /**
  * The name shown for a document: the last path segment of what the client sent, without control
- * characters. The stored file gets a stricter name (store/files.ts sanitizeFileName).
+ * characters, nor the bidirectional overrides and isolates that make a name read otherwise than it is
+ * ("\u202Etxt.exe.txt" shows as "txt.exe.txt" reversed). The stored file gets a stricter name (store/files.ts
+ * sanitizeFileName).
  */
 export function documentName(raw: string, field: string): string {
   const name = (raw.split(/[\\/]/).pop() ?? "")
     .normalize("NFC")
-    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .replace(/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, "")
     .trim();
   if (name === "") throw invalid([field], "must contain a file name");
   if (characterCount(name) > MAX_NAME_LENGTH) throw invalid([field], `must be at most ${MAX_NAME_LENGTH} characters`);

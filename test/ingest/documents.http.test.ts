@@ -93,6 +93,9 @@ describe("POST /documents (upload)", () => {
     expect(res.body.data.name).toBe("passwd.txt");
     expect(res.body.data.storage_path).not.toContain("..");
     expect(existsSync(join(server.dataDir, res.body.data.storage_path))).toBe(true);
+    // Bidirectional overrides and isolates would make the name read otherwise than it is.
+    const spoof = await upload(server, ws, text("report\u202Etxt.exe\u2066.txt", "quarterly figures"));
+    expect(spoof.body.data.name).toBe("reporttxt.exe.txt");
   });
 
   test("a name that is only an extension is stored under file.<extension>, never as a hidden file", async () => {
