@@ -320,7 +320,15 @@ describe("text formats", () => {
 
   test("json: top-level array paths", async () => {
     const doc = await parseText("json", '[{"name": "x", "tags": ["a", "b"]}]');
-    expect(doc.sections[0]!.text).toBe("[0].name: x\n[0].tags[0]: a\n[0].tags[1]: b");
+    expect(doc.sections[0]!.text).toBe("[0].name: x\n[0].tags: a, b");
+  });
+
+  test("json: an array of plain values is one line, its path written once", async () => {
+    const key = "k".repeat(1000);
+    const doc = await parseText("json", JSON.stringify({ [key]: Array(11_500).fill(1), mixed: [1, null, "", "two", { deep: true }] }));
+    expect(doc.sections.map((section) => section.text)).toEqual([
+      `${key}: ${Array(11_500).fill(1).join(", ")}\n\nmixed[0]: 1\nmixed[3]: two\nmixed[4].deep: true`,
+    ]);
   });
 
   test("json error carries a short reason", async () => {

@@ -4,8 +4,10 @@ import { ParseError, type ParsedDocument } from "./types.ts";
 import { cleanLine } from "./text-cleanup.ts";
 
 /**
- * JSON → readable "path.to.key: value" lines, one paragraph per top-level key or array item.
- * Walked with an explicit stack so deeply nested input cannot overflow the call stack.
+ * JSON → readable "path.to.key: value" lines, one paragraph per top-level key or array item; an array of
+ * plain values is one line, "tags: a, b" (a line per item repeated its path: 24 KB of one long key over
+ * 11,500 numbers became 23,001 chunks). Walked with an explicit stack so deeply nested input cannot
+ * overflow the call stack.
  */
 export async function parseJson(data: Uint8Array): Promise<ParsedDocument> {
   let value: unknown;
@@ -27,7 +29,10 @@ function leafLines(rootPath: string, root: unknown): string[] {
   const stack: Array<[string, unknown]> = [[rootPath, root]];
   while (stack.length > 0) {
     const [path, value] = stack.pop()!;
-    if (isContainer(value)) {
+    if (Array.isArray(value) && value.length > 0 && !value.some(isContainer)) {
+      const text = value.filter((item) => item !== null && item !== "").map((item) => cleanLine(String(item))).join(", ");
+      if (text !== "") lines.push(path === "" ? text : `${path}: ${text}`);
+    } else if (isContainer(value)) {
       const entries = Object.entries(value);
       for (let i = entries.length - 1; i >= 0; i--) stack.push([childPath(path, entries[i]![0], value), entries[i]![1]]);
     } else if (value !== null && value !== "") {
