@@ -43,7 +43,11 @@ export class DeltaVectors {
     return this.index.search(query, bySlot, limit).map((hit) => ({ rowid: this.rowidOf[hit.id], score: hit.score }));
   }
 
+  /**
+   * The index's arrays as allocated (at 512-d, 256 slots are ~149 KB: counting the rows alone made a
+   * one-chunk knowledge base ~1 KB, and a 32 MB budget held thousands of them), plus the slot maps.
+   */
   get estimatedBytes(): number {
-    return this.rowidOf.length * (this.dimension + 64 + 40);
+    return this.index.allocatedBytes + this.rowidOf.length * (64 + 40);
   }
 }

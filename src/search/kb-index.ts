@@ -46,6 +46,12 @@ interface OpenSegment {
   threadBytes: number;
 }
 
+/**
+ * What an open index holds whatever its size (its objects, maps and keyword structures): ~27 KB of RSS
+ * per one-chunk knowledge base, measured over 3,000 of them.
+ */
+const OPEN_INDEX_BYTES = 32 * 1024;
+
 export class KbIndex {
   private readonly documents: KbDocuments;
   private segment: OpenSegment | null = null;
@@ -160,6 +166,7 @@ export class KbIndex {
   /** Rough heap size (the segment is memory-mapped, paged in and out by the OS), for the memory budget. */
   get estimatedBytes(): number {
     return (
+      OPEN_INDEX_BYTES +
       this.documents.estimatedBytes +
       this.deltaVectors.estimatedBytes +
       this.deltaKeyword.chunkCount * KEYWORD_BYTES_PER_CHUNK +

@@ -32,6 +32,11 @@ export class VectorIndex {
     this.words = Math.ceil(dimension / 32);
   }
 
+  /** Bytes its arrays take: they grow by doubling from 256 slots, so a one-chunk index holds 256 slots' worth. */
+  get allocatedBytes(): number {
+    return this.capacity * (this.dimension + this.words * 4 + 5);
+  }
+
   /** Stores the vector of a slot; null (no vector stored) keeps the slot out of vector results. */
   set(slot: number, vector: Float32Array | null): void {
     this.grow(slot + 1);

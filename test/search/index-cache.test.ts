@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { openDatabase, type Db } from "../../src/store/db.ts";
 import { ensureVectorTable } from "../../src/store/vectors.ts";
 import { IndexCache } from "../../src/search/index-cache.ts";
+import { DeltaVectors } from "../../src/search/delta-vectors.ts";
 import { buildSegment } from "../../src/search/segment-builder.ts";
 import { until } from "../helpers/until.ts";
 
@@ -200,4 +201,10 @@ test("a segment the index worker removed before the index took it in is passed o
     db.query("UPDATE knowledge_bases SET deleting = 0 WHERE id = 'kb_b'").run();
     await cache.stop();
   }
+});
+
+test("the budget counts an index's vector arrays as allocated: one chunk at 512-d holds 256 slots (~149 KB), not one row", () => {
+  const delta = new DeltaVectors(512);
+  delta.add(1, new Float32Array(512).fill(0.1));
+  expect(delta.estimatedBytes).toBeGreaterThanOrEqual(256 * 512);
 });
