@@ -22,3 +22,11 @@ export function firstCharacters(text: string, count: number): string {
   for (let kept = 0; kept < count && end < text.length; kept++) end += pairAt(text, end) ? 2 : 1;
   return text.slice(0, end);
 }
+
+/**
+ * Scripts written without spaces between words, as regular-expression class contents: Chinese, Japanese
+ * and Korean, whose characters carry meaning one by one, and Thai, Lao, Khmer and Burmese, whose words a
+ * dictionary finds. The chunker counts them a token a character at least; keyword search cuts them apart.
+ */
+export const CJK_SCRIPTS = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}";
+export const DICTIONARY_SCRIPTS = "\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}";

@@ -1,4 +1,5 @@
 import type { ParsedDocument } from "./parsers/types.ts";
+import { CJK_SCRIPTS, DICTIONARY_SCRIPTS } from "../characters.ts";
 
 // Splits a parsed document into chunks for embedding and keyword search.
 //
@@ -65,7 +66,7 @@ const CJK_FULL_STOP_AT_END = /[。！？]$/u;
  * chunk of Chinese or Thai grow to tens of thousands of characters; each of these counts as a token at
  * least. (English runs 2.5-7 characters a token: 8,619 sentences of the evaluation collections.)
  */
-const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/gu;
+const UNSPACED_SCRIPT = new RegExp(`[${CJK_SCRIPTS}${DICTIONARY_SCRIPTS}]`, "gu");
 
 function unspacedCharacters(text: string): number {
   return text.match(UNSPACED_SCRIPT)?.length ?? 0;

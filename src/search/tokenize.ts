@@ -5,16 +5,17 @@
 // Any input is safe: query syntax characters are just separators here.
 import stem from "wink-porter2-stemmer";
 import { ENGLISH_STOPWORDS } from "./stopwords.ts";
+import { CJK_SCRIPTS, DICTIONARY_SCRIPTS } from "../characters.ts";
 
 const WORD = /[\p{L}\p{N}]+/gu;
-const CJK_CLASS = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc";
+/** Kana's prolonged sound mark (ー) is of no script of its own, but part of Japanese words. */
+const CJK_CLASS = `${CJK_SCRIPTS}\\u30fc`;
 const CJK = new RegExp(`[${CJK_CLASS}]`, "u");
 const CJK_RUNS = new RegExp(`[${CJK_CLASS}]+|[^${CJK_CLASS}]+`, "gu");
 /** Scripts whose words ICU finds (Intl.Segmenter); their vowel signs and tone marks tell words apart, so are kept. */
-const SEGMENTED_CLASS = "\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}";
-const SEGMENTED = new RegExp(`[${SEGMENTED_CLASS}]`, "u");
+const SEGMENTED = new RegExp(`[${DICTIONARY_SCRIPTS}]`, "u");
 /** Splits around those runs, keeping them: odd parts are the runs. */
-const AROUND_SEGMENTED = new RegExp(`([${SEGMENTED_CLASS}]+)`, "u");
+const AROUND_SEGMENTED = new RegExp(`([${DICTIONARY_SCRIPTS}]+)`, "u");
 const WORDS = new Intl.Segmenter("th", { granularity: "word" });
 const NON_ASCII = /[^\x00-\x7f]/;
 /** Combining marks, but for kana's voicing marks (で is not て). */
