@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { openDatabase, closeDatabase, writeTx } from "../store/db.ts";
-import { finishReindex, recordReindexProgress, reindexProgress, resetVectorTable, storedEmbeddingModel } from "../store/vectors.ts";
+import { finishReindex, recordReindexProgress, reindexProgress, resetVectorTable, sameModel, storedEmbeddingModel } from "../store/vectors.ts";
 import { loadModels } from "../models/load.ts";
 import { resetSearchIndexes } from "../search/index-recovery.ts";
 import { lockDataDir } from "../store/data-dir-lock.ts";
@@ -37,7 +37,7 @@ async function reembed(config: Config, log: (line: string) => void): Promise<num
     const total = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
     const stoppedAt = reindexProgress(db);
     let lastRowid = 0;
-    if (stoppedAt !== null && before?.id === model.id && before.dimension === model.dimension) {
+    if (stoppedAt !== null && sameModel(before, model)) {
       lastRowid = stoppedAt;
       log(`Resuming the re-embedding of ${total} chunks with ${model.id} (${model.dimension}-d)`);
     } else {

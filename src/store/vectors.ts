@@ -48,6 +48,11 @@ export function finishReindex(db: Db): void {
   db.query("DELETE FROM settings WHERE key = ?").run(REINDEX_AFTER_ROWID);
 }
 
+/** Whether the stored vectors were made by this model. */
+export function sameModel(stored: EmbeddingModelInfo | null, model: EmbeddingModelInfo): boolean {
+  return stored !== null && stored.id === model.id && stored.dimension === model.dimension;
+}
+
 export function storedEmbeddingModel(db: Db): EmbeddingModelInfo | null {
   const id = getSetting(db, "embedding_model");
   const dimension = getSetting(db, "embedding_dimension");
@@ -85,7 +90,7 @@ export function ensureVectorTable(db: Db, model: EmbeddingModelInfo): void {
     const stored = storedEmbeddingModel(db);
     // Counted only when needed: at 1M chunks a count takes a few hundred milliseconds of every start.
     const chunkCount = () => db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
-    if (stored && stored.id === model.id && stored.dimension === model.dimension) {
+    if (sameModel(stored, model)) {
       const progress = reindexProgress(db);
       if (progress === null) return;
       const done = db.query<{ n: number }, [number]>("SELECT COUNT(*) AS n FROM chunks WHERE rowid <= ?").get(progress)!.n;
