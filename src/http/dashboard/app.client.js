@@ -533,7 +533,7 @@ function documentRow(doc) {
     h(
       "td",
       { class: "actions-cell" },
-      h("button", { type: "button", class: "danger small", "aria-label": `Delete ${doc.name}`, onclick: () => deleteDocument(doc) }, "Delete"),
+      h("button", { type: "button", class: "danger small", "aria-label": `Delete ${doc.name}`, onclick: () => deleteDocument(doc, byId("doc-list-error")) }, "Delete"),
     ),
   );
 }
@@ -688,15 +688,17 @@ onSubmit(byId("text-form"), async (data, form) => {
   await documentsChanged();
 });
 
-async function deleteDocument(doc) {
+/** From the list, or from the document's own page, which then gives way to its knowledge base's. */
+async function deleteDocument(doc, errorBox) {
   if (!confirm(`Delete “${doc.name}” and its chunks? This cannot be undone.`)) return;
   try {
     await api("DELETE", `/v1/knowledge-bases/${doc.kb_id}/documents/${doc.id}`);
-    documents.remove(doc.id);
     toast(`Deleted “${doc.name}”.`);
+    if (location.hash.endsWith(`/documents/${doc.id}`)) return location.replace(`#/knowledge-bases/${doc.kb_id}`); // not left in history
+    documents.remove(doc.id);
     await documentsChanged();
   } catch (error) {
-    showError(byId("doc-list-error"), error);
+    showError(errorBox, error);
   }
 }
 
@@ -870,16 +872,8 @@ onSubmit(byId("doc-meta-form"), async (data) => {
   toast("Metadata saved.");
 });
 
-byId("doc-delete").addEventListener("click", async () => {
-  const doc = current.doc;
-  if (!doc || !confirm(`Delete “${doc.name}” and its chunks? This cannot be undone.`)) return;
-  try {
-    await api("DELETE", `/v1/knowledge-bases/${doc.kb_id}/documents/${doc.id}`);
-    toast(`Deleted “${doc.name}”.`);
-    location.replace(`#/knowledge-bases/${doc.kb_id}`);
-  } catch (error) {
-    showError(byId("doc-error"), error);
-  }
+byId("doc-delete").addEventListener("click", () => {
+  if (current.doc) deleteDocument(current.doc, byId("doc-error"));
 });
 
 async function showDocument(kbId, docId) {
