@@ -6,7 +6,7 @@
 import type { PdfTextRun } from "./pdf-layout.ts";
 
 /** What pdfjs makes of glyphs it has no Unicode for: control characters, private-use ones or U+FFFD. */
-export const UNMAPPED = /(?![\t\n\v\f\r])[\p{Cc}\p{Co}\uFFFD]/gu;
+const UNMAPPED = /(?![\t\n\v\f\r])[\p{Cc}\p{Co}\uFFFD]/gu;
 /**
  * A font is unmapped when this share of its characters are. Its spaces alone come out as control
  * characters (a quarter to a third of a garbled run's characters); a mapped font gives none.
@@ -23,7 +23,7 @@ export function unmappedFonts(runs: readonly FontRun[]): Set<string> {
   const counts = new Map<string, { chars: number; unmapped: number }>();
   for (const run of runs) {
     const count = counts.get(run.fontName) ?? { chars: 0, unmapped: 0 };
-    count.chars += run.str.replace(/\s/g, "").length;
+    count.chars += visible(run).length;
     count.unmapped += run.str.match(UNMAPPED)?.length ?? 0;
     counts.set(run.fontName, count);
   }
@@ -36,13 +36,18 @@ const AREA_MIN_DISTINCT_CHARS = 4;
 
 /** Whether the area of these unmapped runs is worth an OCR reading. */
 export function worthReading(runs: readonly FontRun[]): boolean {
-  const chars = runs.flatMap((run) => [...run.str.replace(/\s/g, "")]);
+  const chars = runs.flatMap((run) => [...visible(run)]);
   return chars.length >= AREA_MIN_CHARS && new Set(chars).size >= AREA_MIN_DISTINCT_CHARS;
 }
 
 /** Visible characters of the runs, unmapped ones included. */
 export function visibleCharacters(runs: readonly FontRun[]): number {
-  return runs.reduce((sum, run) => sum + run.str.replace(/\s/g, "").length, 0);
+  return runs.reduce((sum, run) => sum + visible(run).length, 0);
+}
+
+/** The run's text without white space. */
+function visible(run: FontRun): string {
+  return run.str.replace(/\s/g, "");
 }
 
 /** The rectangle [x0, y0, x1, y1] (PDF coordinates) the runs cover, with a margin of half a line around it. */
