@@ -23,6 +23,12 @@ function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
+/** The value as an instant in UTC as toISOString writes it ("2026-12-01T10:00:00.000Z"); null when isoInstant refuses it. */
+export function utcIso(value: string): string | null {
+  const instant = isoInstant(value);
+  return instant === null ? null : new Date(instant).toISOString();
+}
+
 /** An ISO 8601 date-time (a date alone is not one). */
 export function isIsoDateTime(value: string): boolean {
   return value.length > DATE_LENGTH && isoInstant(value) !== null;

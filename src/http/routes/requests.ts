@@ -6,7 +6,7 @@ import { authenticated } from "../auth.ts";
 import { PaginationQuery, wholeNumberParam, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp } from "../schemas.ts";
 import { getRequestLogEntry, listRequestLog } from "../../store/requests.ts";
 import { REQUEST_LOG_RETENTION_DAYS, requestLogKeptSince } from "../../store/request-log-writer.ts";
-import { isoInstant } from "../../iso-time.ts";
+import { isoInstant, utcIso } from "../../iso-time.ts";
 
 const Summary = z.record(z.string(), z.unknown());
 
@@ -27,7 +27,7 @@ const RequestLogEntrySchema = z.object({
 const isoDateTime = z
   .string()
   .refine((s) => isoInstant(s) !== null, "must be an ISO 8601 date or date-time")
-  .transform((s) => new Date(isoInstant(s)!).toISOString());
+  .transform((s) => utcIso(s)!);
 
 const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
 

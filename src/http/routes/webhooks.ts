@@ -12,7 +12,7 @@ import { WebhookVerifier } from "../../billing/webhook-signature.ts";
 import { receivePaymentWebhook } from "../../billing/webhook.ts";
 import { END_EVENTS, PLAN_EVENTS } from "../../billing/subscriptions.ts";
 import { PLAN_BY_PRODUCT_ID } from "../../billing/plans.ts";
-import { isIsoDateTime, isoInstant } from "../../iso-time.ts";
+import { isIsoDateTime, utcIso } from "../../iso-time.ts";
 
 const optionalString = z.string().nullish();
 
@@ -87,7 +87,7 @@ export function webhookRoutes(ctx: AppContext) {
             subscriptionId: data.subscription_id ?? null,
             customerId: data.customer_id ?? null,
             productId: data.product_id ?? null,
-            occurredAt: payload.timestamp ? new Date(isoInstant(payload.timestamp)!).toISOString() : null,
+            occurredAt: payload.timestamp ? utcIso(payload.timestamp) : null,
           },
           accountId: typeof accountId === "string" ? accountId : null,
           customerEmail: data.customer_email ?? null,
