@@ -1,7 +1,8 @@
 // The ingestion worker's side of its parser child process (parse-child.ts). The child is started ahead
 // of the first document and kept warm between documents (loading pdf.js and Tesseract costs ~1.5 s), and
-// replaced by a fresh one once idle for a minute; it is killed when its memory (resident set, polled from /proc) goes over the limit, when parsing takes
-// too long, or when the job is cancelled, and a fresh one replaces it. Only that document fails.
+// replaced by a fresh one once idle for a minute. It is killed when its memory (resident set, polled from
+// /proc) goes over the limit, when parsing takes too long, or when the job is cancelled, and a fresh one
+// replaces it. Only that document fails.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
