@@ -6,6 +6,7 @@ import type { Clock } from "../clock.ts";
 import { openDatabase, type Db } from "../store/db.ts";
 import { loadModels } from "../models/load.ts";
 import { prepareRuntime } from "../runtime/index.ts";
+import { runInBackground } from "../background-priority.ts";
 import type { Embedder } from "../models/types.ts";
 import { Cancelled, Interrupted, processDocument } from "./pipeline.ts";
 import { ParseProcess } from "./parse-process.ts";
@@ -47,6 +48,8 @@ function offsetClock(offsetMs: number): Clock {
 }
 
 async function init(message: { settings: unknown }): Promise<void> {
+  // Before the parser process and the model's threads start, so that they inherit it.
+  runInBackground();
   settings = message.settings as WorkerSettings;
   parser = new ParseProcess({
     memoryMb: settings.config.parseMemoryMb,

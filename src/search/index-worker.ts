@@ -5,6 +5,7 @@
 import { openDatabase, type Db } from "../store/db.ts";
 import { knowledgeBaseLive } from "../store/knowledge-bases.ts";
 import { prepareRuntime } from "../runtime/index.ts";
+import { runInBackground } from "../background-priority.ts";
 import { trimDeletedKnowledgeBases, trimDocumentLog } from "./index-log.ts";
 import { forgetKnowledgeBase, recordSegment, recordUnfinished } from "./index-recovery.ts";
 import { buildSegment } from "./segment-builder.ts";
@@ -86,6 +87,7 @@ function check(): void {
 self.onmessage = async (event: MessageEvent<ToIndexWorker>) => {
   const message = event.data;
   if (message.type === "init") {
+    runInBackground();
     settings = message.settings;
     await prepareRuntime(settings.dataDir);
     db = openDatabase(settings.databasePath, { migrate: false });

@@ -22,3 +22,17 @@ export function childrenOf(pid: number): number[] {
   }
   return children;
 }
+
+/** The nice value of each of the process's threads, by thread id (Linux: a thread's own, inherited by what it starts). */
+export function threadNiceValues(pid: number): Map<number, number> {
+  const values = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      values.set(Number(tid), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
+    } catch {
+      // it ended meanwhile
+    }
+  }
+  return values;
+}
