@@ -48,6 +48,8 @@ export interface StartOptions {
   rateLimitClock?: () => number;
   /** How long a stop lets requests in flight finish before closing their connections (default STOP_GRACE_MS). */
   stopGraceMs?: number;
+  /** How long changes stay unfolded into a segment once they stop coming (default: search/index-cache.ts). */
+  segmentQuietMs?: number;
   /** The models (models/server-models.ts), already loading: started before this module was imported. */
   models?: Promise<SearchModels>;
 }
@@ -158,6 +160,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     dimension: models.embedder.dimension,
     memoryBudgetBytes: config.indexMemoryMb * 1024 * 1024,
     segmentMinChanges: config.segmentMinChanges,
+    segmentQuietMs: options.segmentQuietMs,
     searcher,
   });
   // A document's chunks go into its knowledge base's index as soon as it is ready, not at the next search.

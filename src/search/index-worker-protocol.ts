@@ -7,6 +7,11 @@ export interface IndexWorkerSettings {
   /** A knowledge base gets a new segment once this many changes, or `growth` × its segment size, piled up. */
   minChanges: number;
   growth: number;
+  /**
+   * Or once at least minChanges piled up and none came for this long, however big its segment: a restart
+   * (or a reopening under the memory budget) then replays fewer than minChanges changes from the log.
+   */
+  quietMs: number;
   /** How often the worker looks for piled-up changes on its own. */
   pollMs: number;
 }

@@ -17,14 +17,17 @@ declare const self: Worker;
 let settings: IndexWorkerSettings;
 let db: Db;
 let timer: Timer | undefined;
+/** Each knowledge base's count of changes at the last check, and since when it has been that. */
+const lastCounts = new Map<string, { changes: number; since: number }>();
 
 function post(message: FromIndexWorker): void {
   self.postMessage(message);
 }
 
 /**
- * Knowledge bases whose changes since their segment call for a new one. Publishing a segment trims the
- * log up to its watermark (recordSegment), so a knowledge base's log rows are its changes since.
+ * Knowledge bases whose changes since their segment call for a new one: at least minChanges of them, and
+ * `growth` × the segment's size or no new one for quietMs. Publishing a segment trims the log up to its
+ * watermark (recordSegment), so a knowledge base's log rows are its changes since.
  */
 function dueKnowledgeBases(): string[] {
   const pending = db
@@ -32,9 +35,17 @@ function dueKnowledgeBases(): string[] {
       "SELECT kb_id, COUNT(*) AS n FROM search_log WHERE kb_id NOT IN (SELECT id FROM knowledge_bases WHERE deleting = 1) GROUP BY kb_id",
     )
     .all();
+  const now = performance.now();
+  const counts = new Map(pending.map((row) => [row.kb_id, row.n]));
+  for (const kbId of lastCounts.keys()) if (!counts.has(kbId)) lastCounts.delete(kbId);
+  for (const [kbId, changes] of counts) if (lastCounts.get(kbId)?.changes !== changes) lastCounts.set(kbId, { changes, since: now });
   return pending
     .filter((row) => row.n >= settings.minChanges)
-    .filter((row) => row.n >= settings.growth * (latestSegment(settings.dataDir, row.kb_id)?.chunkCount ?? 0))
+    .filter(
+      (row) =>
+        now - lastCounts.get(row.kb_id)!.since >= settings.quietMs ||
+        row.n >= settings.growth * (latestSegment(settings.dataDir, row.kb_id)?.chunkCount ?? 0),
+    )
     .map((row) => row.kb_id);
 }
 

@@ -44,11 +44,16 @@ export class ManualClock implements Clock {
 }
 
 export async function startTestServer(
-  options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; rateLimitClock?: () => number; stopGraceMs?: number } = {},
+  options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; rateLimitClock?: () => number; stopGraceMs?: number; segmentQuietMs?: number } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "quarry-test-"));
   const config = loadConfig({ PORT: "0", QUARRY_HOST: "127.0.0.1", QUARRY_DATA_DIR: dataDir, QUARRY_WORKERS: "1", ...options.env });
-  const server = await startServer(config, { clock: options.clock, rateLimitClock: options.rateLimitClock, stopGraceMs: options.stopGraceMs });
+  const server = await startServer(config, {
+    clock: options.clock,
+    rateLimitClock: options.rateLimitClock,
+    stopGraceMs: options.stopGraceMs,
+    segmentQuietMs: options.segmentQuietMs,
+  });
   const url = `${server.url}/api`;
   return {
     url,
