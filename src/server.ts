@@ -9,7 +9,8 @@ import { ensureVectorTable } from "./store/vectors.ts";
 import { VectorPurger } from "./store/vector-purger.ts";
 import { Deletions } from "./store/deletions.ts";
 import { FileStore } from "./store/files.ts";
-import { sweepFileStore } from "./store/file-sweep.ts";
+import { sweepFilesInBackground, type BackgroundFileSweep } from "./store/background-file-sweep.ts";
+import type { SweepResult } from "./store/file-sweep.ts";
 import { lockDataDir } from "./store/data-dir-lock.ts";
 import { AccountService } from "./accounts/service.ts";
 import { JwtIssuer } from "./accounts/jwt.ts";
@@ -36,6 +37,8 @@ export interface RunningServer {
   url: string;
   port: number;
   ctx: AppContext;
+  /** The sweep of stored files no document refers to, which runs after the start (store/file-sweep.ts); null if stopped first. */
+  filesSwept: Promise<SweepResult | null>;
   /** Graceful stop: no new connections, in-flight requests finish, background work stops, WAL checkpointed. */
   stop(): Promise<void>;
 }
@@ -71,6 +74,7 @@ const REQUEST_CACHE_MB = 32;
 const DOCUMENT_COUNTS_BUDGET_MS = 200;
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const startedAtMs = Date.now();
   // Whatever Quarry creates from here on (database, uploads, secrets) is readable by its user only.
   process.umask(0o077);
   mkdirSync(config.dataDir, { recursive: true });
@@ -120,8 +124,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let app: ReturnType<typeof createApp>;
   try {
     recoverSearchIndexes(db, config.dataDir);
-    const swept = sweepFileStore(db, config.dataDir);
-    if (swept.removedFiles > 0) log(`files: removed ${swept.removedFiles} no document refers to (left by a crash)`);
     ctx = {
       config,
       db,
@@ -168,8 +170,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (report.outcome === "ready" && report.kbId) searchIndexes.warm(report.kbId);
   });
 
+  let fileSweep: BackgroundFileSweep | null = null;
   /** Everything but the HTTP server: background work, models, database. */
   const closeBackground = async () => {
+    await fileSweep?.stop();
     stopWarming();
     await ctx.requestLog.stop();
     await ctx.deletions.stop();
@@ -204,6 +208,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     throw new Error(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message ?? error}`);
   }
   const server = app.server!;
+  fileSweep = sweepFilesInBackground(config.dataDir, databasePath, startedAtMs);
+  void fileSweep.done.then((swept) => {
+    if (swept && swept.removedFiles > 0) log(`files: removed ${swept.removedFiles} no document refers to (left by a crash)`);
+  });
   const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`; // IPv6 literals in brackets
 
@@ -223,6 +231,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     url,
     port: server.port!,
     ctx,
+    filesSwept: fileSweep.done,
     stop() {
       stopping ??= (async () => {
         let timer: Timer | undefined;

@@ -1,7 +1,10 @@
-// At startup, before anything else uses the file store: removes files no document row points to (a crash
-// between writing an upload and committing its row, between deleting a row and removing its file, or while
-// a file was still being written) and the folders left empty, and makes what remains private (0600 files,
-// 0700 folders) so files written by earlier versions are covered too.
+// Removes the files no document row points to (a crash between writing an upload and committing its row,
+// between deleting a row and removing its file, or while a file was still being written) and the folders
+// left empty, and makes what remains private (0600 files, 0700 folders) so files written by earlier
+// versions are covered too. It runs on a thread of its own after the server listens (file-sweep-thread.ts):
+// at 110k stored files it took 16-20 s, which the server used to spend before answering anything.
+// Uploads go on meanwhile: what this server wrote (modified since it started) is left alone, and a race
+// with an upload or a deletion over a folder is settled by the filesystem (a folder is removed only empty).
 import { chmodSync, lstatSync, readdirSync, rmdirSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { Db } from "./db.ts";
@@ -15,24 +18,39 @@ export interface SweepResult {
 /** The stored files' paths (read from their own index, migration 006). */
 export const STORED_FILES_SQL = "SELECT storage_path FROM documents WHERE storage_path IS NOT NULL";
 
-/** Sweeps <dataDir>/files. Must run while no upload is in flight (one server per data dir). */
-export function sweepFileStore(db: Db, dataDir: string): SweepResult {
-  const rows = db.query<{ storage_path: string }, []>(STORED_FILES_SQL).all();
-  const referenced = new Set(rows.map((row) => row.storage_path));
+/** The storage paths (relative to the data dir) that document rows point to. */
+export function storedFiles(db: Db): Set<string> {
+  return new Set(db.query<{ storage_path: string }, []>(STORED_FILES_SQL).all().map((row) => row.storage_path));
+}
+
+/**
+ * Sweeps <dataDir>/files, keeping `referenced` (storedFiles, read after the start). Entries modified at or
+ * after `startedAtMs` (this server's start, less a margin) are this server's own and kept as they are:
+ * every row for an older file was committed before the start, so `referenced` covers it.
+ */
+export function sweepFileStore(referenced: Set<string>, dataDir: string, startedAtMs: number): SweepResult {
   const result: SweepResult = { removedFiles: 0, keptFiles: 0 };
   const root = join(dataDir, "files");
   if (!lstatSync(root, { throwIfNoEntry: false })?.isDirectory()) return result;
+  const ownWrite = (path: string) => (lstatSync(path, { throwIfNoEntry: false })?.mtimeMs ?? startedAtMs) >= startedAtMs;
 
   /** Sweeps a folder's entries; true when the folder is left empty. */
   const sweep = (folder: string): boolean => {
     let left = 0;
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch (error) {
+      if ((error as { code?: string }).code === "ENOENT") return true; // a deletion removed it meanwhile
+      throw error;
+    }
+    for (const entry of entries) {
       const path = join(folder, entry.name);
-      if (entry.isDirectory()) {
-        if (sweep(path)) rmdirSync(path);
-        else left++;
+      if (ownWrite(path)) left++;
+      else if (entry.isDirectory()) {
+        if (!sweep(path) || !removedEmpty(path)) left++;
       } else if (entry.isFile() && referenced.has(relative(dataDir, path))) {
-        chmodSync(path, PRIVATE_FILE_MODE);
+        ignoreGone(() => chmodSync(path, PRIVATE_FILE_MODE));
         result.keptFiles++;
         left++;
       } else {
@@ -40,10 +58,31 @@ export function sweepFileStore(db: Db, dataDir: string): SweepResult {
         result.removedFiles++;
       }
     }
-    if (left > 0) chmodSync(folder, PRIVATE_DIR_MODE);
+    if (left > 0) ignoreGone(() => chmodSync(folder, PRIVATE_DIR_MODE));
     return left === 0;
   };
   sweep(root);
   chmodSync(root, PRIVATE_DIR_MODE);
   return result;
+}
+
+/** Removes a folder found empty; false when an upload put something in it meanwhile. */
+function removedEmpty(path: string): boolean {
+  try {
+    rmdirSync(path);
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return true;
+    if ((error as { code?: string }).code === "ENOTEMPTY") return false;
+    throw error;
+  }
+}
+
+/** Runs `action` on a path that a deletion may have removed meanwhile. */
+function ignoreGone(action: () => void): void {
+  try {
+    action();
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOENT") throw error;
+  }
 }

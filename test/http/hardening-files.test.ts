@@ -1,7 +1,7 @@
 // Issue 9 items 8 and 9: long non-ASCII file names, orphaned files swept at startup, private file modes,
 // and a JWT secret of at least 32 bytes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -69,7 +69,7 @@ describe("private files and folders", () => {
 });
 
 describe("startup", () => {
-  test("removes files and folders without a document row, keeps the documents' files and makes everything private", async () => {
+  test("removes files and folders without a document row, keeps the documents' files and makes everything private, after listening", async () => {
     const kept = await ingest(server, ws, new File(["kept after the restart\n"], "kept.txt"));
     const keptPath = join(dataDir, kept.storage_path);
     await server.stop();
@@ -90,8 +90,14 @@ describe("startup", () => {
     for (const path of walk(join(dataDir, "files"))) chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
     for (const file of ["quarry.db", "jwt-secret"]) chmodSync(join(dataDir, file), 0o644);
     chmodSync(dataDir, 0o755);
+    // Left before the start, as a crash leaves them (the sweep leaves alone what the server itself writes).
+    const before = new Date(Date.now() - 60_000);
+    for (const path of walk(join(dataDir, "files"))) utimesSync(path, before, before);
 
     server = await startTestServer({ dataDir, env: { QUARRY_LIMITS: "off" } });
+    // The sweep runs on its own thread once the server listens: requests are answered meanwhile.
+    expect((await server.request("GET", `${ws.docs}?limit=1`, { token: ws.account.apiKey })).status).toBe(200);
+    expect((await server.server.filesSwept)?.removedFiles).toBe(orphans.length);
     for (const path of orphans) expect([path, existsSync(path)]).toEqual([path, false]);
     expect(existsSync(join(dataDir, "files", ws.kbId, "doc_orphan000000"))).toBe(false);
     expect(existsSync(join(dataDir, "files", "kb_deleted00000"))).toBe(false);
@@ -104,6 +110,25 @@ describe("startup", () => {
     const documents = await server.request("GET", `${ws.docs}?limit=100`, { token: ws.account.apiKey });
     expect(documents.status).toBe(200);
     for (const doc of documents.body.data) expect([doc.name, existsSync(join(dataDir, doc.storage_path))]).toEqual([doc.name, true]);
+  });
+});
+
+describe("startup sweep and uploads", () => {
+  test("a file written since the start (an upload not yet committed) is left alone; one from before is removed", async () => {
+    await server.stop();
+    const old = join(dataDir, "files", ws.kbId, "doc_crashed000000", "22222222", "old.txt");
+    const fresh = join(dataDir, "files", ws.kbId, "doc_inflight00000", "33333333", "fresh.txt");
+    for (const path of [old, fresh]) {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, "no row");
+    }
+    const before = new Date(Date.now() - 60_000);
+    for (const path of walk(join(dataDir, "files"))) if (!path.includes("doc_inflight")) utimesSync(path, before, before);
+
+    server = await startTestServer({ dataDir, env: { QUARRY_LIMITS: "off" } });
+    expect((await server.server.filesSwept)?.removedFiles).toBe(1);
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
   });
 });
 
