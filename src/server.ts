@@ -147,7 +147,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     app = createApp(ctx);
     readDocumentCounts(db, DOCUMENT_COUNTS_BUDGET_MS);
     models = await modelsLoading;
-    ensureVectorTable(db, { id: models.embedder.id, dimension: models.embedder.dimension });
+    ensureVectorTable(db, { id: models.embedder.id, dimension: models.embedder.dimension }, log);
   } catch (error) {
     await modelsLoading.then(closeModels, () => {});
     searcher.stop();

@@ -175,7 +175,7 @@ export function fillKnowledgeBase(dataDir: string, kb: SyntheticKb, words: strin
     `INSERT INTO chunks (id, document_id, kb_id, chunk_index, text, start_page, end_page, token_count, created_at)
      VALUES (?, ?, ?, ?, ?, NULL, 1, 128, ?) RETURNING rowid`,
   );
-  const addVector = db.query("INSERT INTO vec_chunks (rowid, kb_id, embedding) VALUES (?, ?, ?)");
+  const addVector = db.query("INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)");
   const documents = Math.ceil(kb.chunks / kb.chunksPerDocument);
   let written = 0;
   const random = uniform(1);
@@ -189,7 +189,7 @@ export function fillKnowledgeBase(dataDir: string, kb: SyntheticKb, words: strin
         for (let i = 0; i < kb.chunksPerDocument && written < kb.chunks; i++) {
           const start = Math.floor(random() * (words.length - kb.chunkWords));
           const { rowid } = addChunk.get(`chk_${docId.slice(4)}x${i}`, docId, kb.kbId, i, words.slice(start, start + kb.chunkWords).join(" "), now)!;
-          addVector.run(rowid, kb.kbId, kb.vector(written, dimension));
+          addVector.run(rowid, kb.vector(written, dimension));
           firstRowid ||= rowid;
           lastRowid = rowid;
           written++;

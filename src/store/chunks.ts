@@ -75,7 +75,7 @@ export function insertChunks(db: Db, document: { id: string; kb_id: string }, ch
        metadata, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insertVector = db.query("INSERT INTO vec_chunks (rowid, kb_id, embedding) VALUES (?, ?, ?)");
+  const insertVector = db.query("INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)");
   const createdAt = now.toISOString();
   chunks.forEach((chunk, i) => {
     insertChunk.run(
@@ -92,7 +92,7 @@ export function insertChunks(db: Db, document: { id: string; kb_id: string }, ch
       JSON.stringify(chunk.metadata),
       createdAt,
     );
-    insertVector.run(firstRowid + i, document.kb_id, chunk.embedding);
+    insertVector.run(firstRowid + i, chunk.embedding);
   });
 }
 

@@ -66,9 +66,14 @@ export function storedEmbeddingModel(db: Db): EmbeddingModelInfo | null {
  */
 const VECTORS_PER_BLOB = 256;
 
+/**
+ * One table for every knowledge base's vectors, found by chunk rowid (search reads them by rowid, see
+ * search/stored-vectors.ts, never through vec0's own nearest-neighbour query). Tables made before were
+ * partitioned by knowledge base, and each partition starts with a whole blob: 512 KB for a knowledge base
+ * of one chunk (8,380 small knowledge bases of 112k chunks took 4.58 GB).
+ */
 function createVectorTable(db: Db, model: EmbeddingModelInfo): void {
   db.exec(`CREATE VIRTUAL TABLE vec_chunks USING vec0(
-    kb_id TEXT PARTITION KEY,
     embedding FLOAT[${model.dimension}] distance_metric=cosine,
     chunk_size=${VECTORS_PER_BLOB}
   )`);
@@ -81,11 +86,45 @@ function dropVectorTable(db: Db): void {
   db.exec("DELETE FROM vector_purge");
 }
 
+/** Whether vec_chunks is laid out as before, partitioned by knowledge base (see createVectorTable). */
+function partitioned(db: Db): boolean {
+  const table = db.query<{ sql: string }, []>("SELECT sql FROM sqlite_master WHERE name = 'vec_chunks'").get();
+  return table !== null && /PARTITION KEY/i.test(table.sql);
+}
+
+/**
+ * Moves the vectors of a table laid out as before into one shared by every knowledge base, in one
+ * transaction (once, after an upgrade: 61,674 vectors took 3.7 s on 2 cores, so about a minute at a
+ * million, before the server listens); returns how many it moved.
+ */
+export function unpartitionVectorTable(db: Db, log: (line: string) => void = () => {}): number {
+  const model = storedEmbeddingModel(db);
+  if (!model || !partitioned(db)) return 0;
+  log("vectors: moving the stored vectors into one table for all knowledge bases (once, after an upgrade)");
+  const started = performance.now();
+  const moved = db
+    .transaction(() => {
+      db.exec("DROP TABLE IF EXISTS vec_unpartition");
+      db.exec("CREATE TABLE vec_unpartition (rowid INTEGER PRIMARY KEY, embedding BLOB NOT NULL)");
+      db.exec("INSERT INTO vec_unpartition (rowid, embedding) SELECT rowid, embedding FROM vec_chunks");
+      db.exec("DROP TABLE vec_chunks");
+      createVectorTable(db, model);
+      const { changes } = db.query("INSERT INTO vec_chunks (rowid, embedding) SELECT rowid, embedding FROM vec_unpartition ORDER BY rowid").run();
+      db.exec("DROP TABLE vec_unpartition");
+      return changes;
+    })
+    .immediate();
+  log(`vectors: moved ${moved} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return moved;
+}
+
 /**
  * Makes sure the vector table matches the configured model. An empty store adopts the model; a store
- * with chunks made by another model is refused with EmbeddingModelMismatchError.
+ * with chunks made by another model is refused with EmbeddingModelMismatchError. A table laid out as
+ * before is moved into the current layout first (unpartitionVectorTable).
  */
-export function ensureVectorTable(db: Db, model: EmbeddingModelInfo): void {
+export function ensureVectorTable(db: Db, model: EmbeddingModelInfo, log?: (line: string) => void): void {
+  if (sameModel(storedEmbeddingModel(db), model)) unpartitionVectorTable(db, log);
   db.transaction(() => {
     const stored = storedEmbeddingModel(db);
     // Counted only when needed: at 1M chunks a count takes a few hundred milliseconds of every start.

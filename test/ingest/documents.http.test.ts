@@ -384,6 +384,8 @@ describe("isolation and ids", () => {
   test("deleting the knowledge base removes its documents, chunks, vectors and files", async () => {
     const ws = await workspace(server);
     const doc = await ingest(server, ws, text("kb.txt", "The archive holds maps of old trade routes."));
+    const rowids = server.server.ctx.db.query<{ rowid: number }, [string]>("SELECT rowid FROM chunks WHERE kb_id = ?").all(ws.kbId).map((r) => r.rowid);
+    expect(rowids.length).toBeGreaterThan(0);
     const res = await server.request("DELETE", `/v1/knowledge-bases/${ws.kbId}`, { token: ws.account.apiKey });
     expect(res.status).toBe(200);
     // Gone at once; its rows and files go in the background, right after.
@@ -395,6 +397,6 @@ describe("isolation and ids", () => {
     expect(existsSync(join(server.dataDir, "files", ws.kbId))).toBe(false);
     // Its vectors are deleted in the background, soon after.
     await vectorsPurged(db);
-    expect(db.query("SELECT COUNT(*) AS n FROM vec_chunks WHERE kb_id = ?").get(ws.kbId)).toEqual({ n: 0 });
+    expect(db.query(`SELECT COUNT(*) AS n FROM vec_chunks WHERE rowid IN (${rowids.join(",")})`).get()).toEqual({ n: 0 });
   });
 });

@@ -25,6 +25,9 @@ test("a deletion a stop interrupted is hidden at once and finished by the next s
   await ingest(server, doomed, text("gone-too.txt", "Glacier ice holds air bubbles from ancient winters."));
   const stays = await ingest(server, kept, text("stays.txt", "Glaciers also feed the rivers of the kept knowledge base."));
   expect(gone.chunk_count).toBeGreaterThan(1);
+  const rowidsOf = (kbId: string) => server.server.ctx.db.query<{ rowid: number }, [string]>("SELECT rowid FROM chunks WHERE kb_id = ?").all(kbId).map((r) => r.rowid);
+  const doomedRowids = rowidsOf(doomed.kbId);
+  const keptRowids = rowidsOf(kept.kbId);
   await server.stop();
 
   // What a stop between the slices leaves: the mark, and part of the chunks deleted.
@@ -47,7 +50,9 @@ test("a deletion a stop interrupted is hidden at once and finished by the next s
   expect(rows("SELECT COUNT(*) AS n FROM documents WHERE kb_id = ?")).toBe(0);
   expect(rows("SELECT COUNT(*) AS n FROM chunks WHERE kb_id = ?")).toBe(0);
   await vectorsPurged(live);
-  expect(rows("SELECT COUNT(*) AS n FROM vec_chunks WHERE kb_id = ?")).toBe(0);
+  const vectors = (rowids: number[]) => live.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM vec_chunks WHERE rowid IN (${rowids.join(",")})`).get()!.n;
+  expect(vectors(doomedRowids)).toBe(0);
+  expect(vectors(keptRowids)).toBe(keptRowids.length);
   expect(existsSync(join(dataDir, "files", doomed.kbId))).toBe(false);
 
   expect(await keywordHits(server, kept, "glaciers rivers")).toEqual([stays.id]);

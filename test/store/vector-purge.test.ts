@@ -32,16 +32,22 @@ function documentRow(docId: string, kbId: string): { id: string; kb_id: string }
   return { id: docId, kb_id: kbId };
 }
 
+/** The rowids written in each knowledge base (the vector table does not record it). */
+const written = new Map<string, number[]>();
+
 /** Writes the chunks under freshly reserved rowids, as ingest/indexer.ts does; returns the rowids. */
 function write(document: { id: string; kb_id: string }, list: NewChunk[]): number[] {
-  return writeTx(db, () => {
+  const rowids = writeTx(db, () => {
     const first = reserveChunkRowids(db, list.length);
     insertChunks(db, document, list, first, now);
     return list.map((_, i) => first + i);
   });
+  written.set(document.kb_id, [...(written.get(document.kb_id) ?? []), ...rowids]);
+  return rowids;
 }
 
-const vectorCount = (kbId: string) => db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM vec_chunks WHERE kb_id = ?").get(kbId)!.n;
+const vectorCount = (kbId: string) =>
+  db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM vec_chunks WHERE rowid IN (${(written.get(kbId) ?? []).join(",")})`).get()!.n;
 const queued = () => db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM vector_purge").get()!.n;
 const firstValues = (docId: string) =>
   db
