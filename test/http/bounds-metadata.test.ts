@@ -29,7 +29,11 @@ const RAW_WAYS: Record<string, (json: string) => Promise<ApiResponse>> = {
     server.request("POST", `/v1/knowledge-bases/${kbId}/documents/text`, { token: account.apiKey, body: `{"text":"Some text.","metadata":${json}}` }),
   "document PATCH": (json) => server.request("PATCH", `/v1/knowledge-bases/${kbId}/documents/${docId}`, { token: account.apiKey, body: `{"metadata":${json}}` }),
   upload: (json) => server.request("POST", `/v1/knowledge-bases/${kbId}/documents`, { token: account.apiKey, form: { file: file(), metadata: json } }),
-  replacement: (json) => server.request("PUT", `/v1/knowledge-bases/${kbId}/documents/${docId}`, { token: account.apiKey, form: { file: file(), metadata: json } }),
+  // A document being processed cannot be replaced (409): the previous replacement is waited for.
+  replacement: async (json) => {
+    await waitForDocument(server, account.apiKey, kbId, docId);
+    return server.request("PUT", `/v1/knowledge-bases/${kbId}/documents/${docId}`, { token: account.apiKey, form: { file: file(), metadata: json } });
+  },
 };
 const WAYS = Object.fromEntries(
   Object.entries(RAW_WAYS).map(([way, send]) => [way, (metadata: Record<string, unknown>) => send(JSON.stringify(metadata))]),
