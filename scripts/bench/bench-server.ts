@@ -175,7 +175,7 @@ export function fillKnowledgeBase(dataDir: string, kb: SyntheticKb, words: strin
     `INSERT INTO chunks (id, document_id, kb_id, chunk_index, text, start_page, end_page, token_count, created_at)
      VALUES (?, ?, ?, ?, ?, NULL, 1, 128, ?) RETURNING rowid`,
   );
-  const addVector = db.query("INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)");
+  const addVector = db.query("INSERT INTO chunk_vectors (rowid, embedding) VALUES (?, ?)");
   const documents = Math.ceil(kb.chunks / kb.chunksPerDocument);
   let written = 0;
   const random = uniform(1);

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { openDatabase, closeDatabase, writeTx } from "../store/db.ts";
-import { finishReindex, recordReindexProgress, reindexProgress, resetVectorTable, sameModel, storedEmbeddingModel, unpartitionVectorTable } from "../store/vectors.ts";
+import { finishReindex, recordReindexProgress, reindexProgress, resetVectorTable, sameModel, storedEmbeddingModel, moveOlderVectorTable, VECTOR_TABLE } from "../store/vectors.ts";
 import { loadModels } from "../models/load.ts";
 import { resetSearchIndexes } from "../search/index-recovery.ts";
 import { lockDataDir } from "../store/data-dir-lock.ts";
@@ -40,7 +40,7 @@ async function reembed(config: Config, log: (line: string) => void): Promise<num
     if (stoppedAt !== null && sameModel(before, model)) {
       lastRowid = stoppedAt;
       log(`Resuming the re-embedding of ${total} chunks with ${model.id} (${model.dimension}-d)`);
-      unpartitionVectorTable(db, log); // stopped by a version that partitioned the table
+      moveOlderVectorTable(db, log); // stopped by an earlier version
     } else {
       log(`Re-embedding ${total} chunks with ${model.id} (${model.dimension}-d)${before ? `, replacing ${before.id} (${before.dimension}-d)` : ""}`);
       resetVectorTable(db, model);
@@ -48,7 +48,7 @@ async function reembed(config: Config, log: (line: string) => void): Promise<num
     const select = db.query<{ rowid: number; text: string }, [number, number]>(
       "SELECT rowid, text FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT ?",
     );
-    const insert = db.query("INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)");
+    const insert = db.query(`INSERT INTO ${VECTOR_TABLE} (rowid, embedding) VALUES (?, ?)`);
     const started = performance.now();
     const already = db.query<{ n: number }, [number]>("SELECT COUNT(*) AS n FROM chunks WHERE rowid <= ?").get(lastRowid)!.n;
     let done = already;

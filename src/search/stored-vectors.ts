@@ -1,9 +1,10 @@
 // Reads chunk vectors out of sqlite-vec's storage by rowid. vec0 keeps vectors in blobs of its chunk_size
-// (256 here, see store/vectors.ts; 1,024 in tables made before) (vec_chunks_vector_chunks00) and maps each rowid to a blob and an offset (vec_chunks_rowids); reading
+// (256, see store/vectors.ts) (chunk_vectors_vector_chunks00) and maps each rowid to a blob and an offset (chunk_vectors_rowids); reading
 // the blob and slicing is far faster than vec0's own per-row lookup (~0.1 ms each). Chunks written
 // together share a blob, so a few cached blobs serve a whole document or a scan in rowid order. Should
 // sqlite-vec's layout ever not be the expected one, each vector is read through vec0 instead.
 import type { Db } from "../store/db.ts";
+import { VECTOR_TABLE } from "../store/vectors.ts";
 
 const CACHED_BLOCKS = 4;
 
@@ -22,7 +23,7 @@ export class StoredVectors {
   read(rowid: number): Float32Array | null {
     if (this.direct) return this.readThroughVec0(rowid);
     const place = this.db
-      .query<{ chunk_id: number; chunk_offset: number }, [number]>("SELECT chunk_id, chunk_offset FROM vec_chunks_rowids WHERE rowid = ?")
+      .query<{ chunk_id: number; chunk_offset: number }, [number]>(`SELECT chunk_id, chunk_offset FROM ${VECTOR_TABLE}_rowids WHERE rowid = ?`)
       .get(rowid);
     if (!place) return null;
     const block = this.block(place.chunk_id);
@@ -35,7 +36,7 @@ export class StoredVectors {
   private block(chunkId: number): Uint8Array | null {
     const cached = this.blocks.get(chunkId);
     if (cached) return cached;
-    const row = this.db.query<{ vectors: Uint8Array }, [number]>("SELECT vectors FROM vec_chunks_vector_chunks00 WHERE rowid = ?").get(chunkId);
+    const row = this.db.query<{ vectors: Uint8Array }, [number]>(`SELECT vectors FROM ${VECTOR_TABLE}_vector_chunks00 WHERE rowid = ?`).get(chunkId);
     if (!row) return null;
     if (this.blocks.size >= CACHED_BLOCKS) this.blocks.delete(this.blocks.keys().next().value!);
     this.blocks.set(chunkId, row.vectors);
@@ -43,15 +44,15 @@ export class StoredVectors {
   }
 
   private readThroughVec0(rowid: number): Float32Array | null {
-    const row = this.db.query<{ embedding: Uint8Array }, [number]>("SELECT embedding FROM vec_chunks WHERE rowid = ?").get(rowid);
+    const row = this.db.query<{ embedding: Uint8Array }, [number]>(`SELECT embedding FROM ${VECTOR_TABLE} WHERE rowid = ?`).get(rowid);
     if (!row || row.embedding.byteLength !== this.dimension * 4) return null;
     return new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength));
   }
 
   private hasExpectedLayout(): boolean {
     try {
-      this.db.query("SELECT chunk_id, chunk_offset FROM vec_chunks_rowids LIMIT 1").all();
-      this.db.query("SELECT vectors FROM vec_chunks_vector_chunks00 LIMIT 0").all();
+      this.db.query(`SELECT chunk_id, chunk_offset FROM ${VECTOR_TABLE}_rowids LIMIT 1`).all();
+      this.db.query(`SELECT vectors FROM ${VECTOR_TABLE}_vector_chunks00 LIMIT 0`).all();
       return true;
     } catch {
       return false;

@@ -1,4 +1,4 @@
-// Chunk rows and their vectors. A chunk's rowid joins it to its vector (vec_chunks, inserted here, removed
+// Chunk rows and their vectors. A chunk's rowid joins it to its vector (chunk_vectors, inserted here, removed
 // in the background once the chunk goes: store/vector-purger.ts); triggers also log each write for the
 // search index (search_log).
 import type { Db } from "./db.ts";
@@ -6,6 +6,7 @@ import { newId } from "./ids.ts";
 import { parseJsonObject } from "./json.ts";
 import { decodeCursor, toPage, type Page } from "./pagination.ts";
 import { getSetting, setSetting } from "./settings.ts";
+import { VECTOR_TABLE } from "./vectors.ts";
 
 const NEXT_CHUNK_ROWID = "next_chunk_rowid";
 
@@ -75,7 +76,7 @@ export function insertChunks(db: Db, document: { id: string; kb_id: string }, ch
        metadata, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insertVector = db.query("INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)");
+  const insertVector = db.query(`INSERT INTO ${VECTOR_TABLE} (rowid, embedding) VALUES (?, ?)`);
   const createdAt = now.toISOString();
   chunks.forEach((chunk, i) => {
     insertChunk.run(

@@ -3,6 +3,7 @@
 // deleting a large knowledge base's vectors at once would hold every request for seconds or minutes. The
 // queue is in the database, so a crash or restart loses none of it.
 import { LOCKED, tryWriteTx, type Db } from "./db.ts";
+import { VECTOR_TABLE } from "./vectors.ts";
 
 /** How long one slice may hold the thread (and the write lock). */
 const SLICE_MS = 5;
@@ -19,7 +20,7 @@ export function purgeVectorSlice(db: Db, budgetMs: number): boolean {
   if (!queuedVectors(db)) return false;
   const started = performance.now();
   const next = db.query<{ rowid: number }, []>("SELECT rowid FROM vector_purge ORDER BY rowid LIMIT 64");
-  const deleteVector = db.query("DELETE FROM vec_chunks WHERE rowid = ?");
+  const deleteVector = db.query(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`);
   const dequeue = db.query("DELETE FROM vector_purge WHERE rowid = ?");
   const done = tryWriteTx(db, () => {
     for (let batch = next.all(); batch.length > 0; batch = next.all()) {

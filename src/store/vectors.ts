@@ -62,18 +62,22 @@ export function storedEmbeddingModel(db: Db): EmbeddingModelInfo | null {
 /**
  * Vectors per sqlite-vec storage blob. Its default, 1,024 (2 MB blobs at 512-d), made an insert cost ~54 µs,
  * a point read ~33 µs, and the insert that starts a new blob hold the write lock ~30 ms; at 256 they cost
- * ~17 and ~5 µs, ~9 ms (measured 7,000 512-d vectors). Tables created before keep their size.
+ * ~17 and ~5 µs, ~9 ms (measured 7,000 512-d vectors).
  */
 const VECTORS_PER_BLOB = 256;
 
 /**
- * One table for every knowledge base's vectors, found by chunk rowid (search reads them by rowid, see
- * search/stored-vectors.ts, never through vec0's own nearest-neighbour query). Tables made before were
- * partitioned by knowledge base, and each partition starts with a whole blob: 512 KB for a knowledge base
- * of one chunk (8,380 small knowledge bases of 112k chunks took 4.58 GB).
+ * The table of every knowledge base's vectors, found by chunk rowid (search reads them by rowid, see
+ * search/stored-vectors.ts, never through vec0's own nearest-neighbour query). Until this version they were
+ * in vec_chunks, partitioned by knowledge base, and each partition starts with a whole blob: 512 KB for a
+ * knowledge base of one chunk (8,380 small knowledge bases of 112k chunks took 4.58 GB).
  */
+export const VECTOR_TABLE = "chunk_vectors";
+/** The table of earlier versions, moved into VECTOR_TABLE at start (moveOlderVectorTable). */
+const OLDER_VECTOR_TABLE = "vec_chunks";
+
 function createVectorTable(db: Db, model: EmbeddingModelInfo): void {
-  db.exec(`CREATE VIRTUAL TABLE vec_chunks USING vec0(
+  db.exec(`CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0(
     embedding FLOAT[${model.dimension}] distance_metric=cosine,
     chunk_size=${VECTORS_PER_BLOB}
   )`);
@@ -82,35 +86,29 @@ function createVectorTable(db: Db, model: EmbeddingModelInfo): void {
 }
 
 function dropVectorTable(db: Db): void {
-  db.exec("DROP TABLE IF EXISTS vec_chunks");
+  db.exec(`DROP TABLE IF EXISTS ${OLDER_VECTOR_TABLE}`);
+  db.exec(`DROP TABLE IF EXISTS ${VECTOR_TABLE}`);
   db.exec("DELETE FROM vector_purge");
 }
 
-/** Whether vec_chunks is laid out as before, partitioned by knowledge base (see createVectorTable). */
-function partitioned(db: Db): boolean {
-  const table = db.query<{ sql: string }, []>("SELECT sql FROM sqlite_master WHERE name = 'vec_chunks'").get();
-  return table !== null && /PARTITION KEY/i.test(table.sql);
-}
-
 /**
- * Moves the vectors of a table laid out as before into one shared by every knowledge base, in one
- * transaction (once, after an upgrade: 61,674 vectors took 3.7 s on 2 cores, so about a minute at a
- * million, before the server listens); returns how many it moved.
+ * Copies the vectors of an earlier version's table into VECTOR_TABLE and drops it, in one transaction (once,
+ * after an upgrade, before the server listens: 61,674 vectors in 3.8 s, a million in 126 s on 2 cores);
+ * returns how many it moved. vec0 tables cannot be renamed, hence the new name: one copy, not two. The copy goes in
+ * the older table's order, a knowledge base's vectors after one another.
  */
-export function unpartitionVectorTable(db: Db, log: (line: string) => void = () => {}): number {
+export function moveOlderVectorTable(db: Db, log: (line: string) => void = () => {}): number {
   const model = storedEmbeddingModel(db);
-  if (!model || !partitioned(db)) return 0;
+  const older = db.query<{ name: string }, [string]>("SELECT name FROM sqlite_master WHERE name = ?").get(OLDER_VECTOR_TABLE);
+  if (!model || !older) return 0;
   log("vectors: moving the stored vectors into one table for all knowledge bases (once, after an upgrade)");
   const started = performance.now();
   const moved = db
     .transaction(() => {
-      db.exec("DROP TABLE IF EXISTS vec_unpartition");
-      db.exec("CREATE TABLE vec_unpartition (rowid INTEGER PRIMARY KEY, embedding BLOB NOT NULL)");
-      db.exec("INSERT INTO vec_unpartition (rowid, embedding) SELECT rowid, embedding FROM vec_chunks");
-      db.exec("DROP TABLE vec_chunks");
+      db.exec(`DROP TABLE IF EXISTS ${VECTOR_TABLE}`);
       createVectorTable(db, model);
-      const { changes } = db.query("INSERT INTO vec_chunks (rowid, embedding) SELECT rowid, embedding FROM vec_unpartition ORDER BY rowid").run();
-      db.exec("DROP TABLE vec_unpartition");
+      const { changes } = db.query(`INSERT INTO ${VECTOR_TABLE} (rowid, embedding) SELECT rowid, embedding FROM ${OLDER_VECTOR_TABLE}`).run();
+      db.exec(`DROP TABLE ${OLDER_VECTOR_TABLE}`);
       return changes;
     })
     .immediate();
@@ -121,10 +119,10 @@ export function unpartitionVectorTable(db: Db, log: (line: string) => void = () 
 /**
  * Makes sure the vector table matches the configured model. An empty store adopts the model; a store
  * with chunks made by another model is refused with EmbeddingModelMismatchError. A table laid out as
- * before is moved into the current layout first (unpartitionVectorTable).
+ * before is moved into the current one first (moveOlderVectorTable).
  */
 export function ensureVectorTable(db: Db, model: EmbeddingModelInfo, log?: (line: string) => void): void {
-  if (sameModel(storedEmbeddingModel(db), model)) unpartitionVectorTable(db, log);
+  if (sameModel(storedEmbeddingModel(db), model)) moveOlderVectorTable(db, log);
   db.transaction(() => {
     const stored = storedEmbeddingModel(db);
     // Counted only when needed: at 1M chunks a count takes a few hundred milliseconds of every start.

@@ -397,6 +397,6 @@ describe("isolation and ids", () => {
     expect(existsSync(join(server.dataDir, "files", ws.kbId))).toBe(false);
     // Its vectors are deleted in the background, soon after.
     await vectorsPurged(db);
-    expect(db.query(`SELECT COUNT(*) AS n FROM vec_chunks WHERE rowid IN (${rowids.join(",")})`).get()).toEqual({ n: 0 });
+    expect(db.query(`SELECT COUNT(*) AS n FROM chunk_vectors WHERE rowid IN (${rowids.join(",")})`).get()).toEqual({ n: 0 });
   });
 });

@@ -37,7 +37,7 @@ function embeddingDocument(id: string): string {
 function stored(id: string) {
   const rows = db
     .query<{ rowid: number; chunk_index: number; mark: number }, [string]>(
-      "SELECT c.rowid, c.chunk_index, v.embedding AS mark FROM chunks c JOIN vec_chunks v ON v.rowid = c.rowid WHERE c.document_id = ? ORDER BY c.rowid",
+      "SELECT c.rowid, c.chunk_index, v.embedding AS mark FROM chunks c JOIN chunk_vectors v ON v.rowid = c.rowid WHERE c.document_id = ? ORDER BY c.rowid",
     )
     .all(id);
   const document = db.query<{ status: string; chunk_count: number; first_chunk_rowid: number; last_chunk_rowid: number }, [string]>(

@@ -53,7 +53,7 @@ export function indexRows(db: Db, docId: string) {
   const count = (sql: string) => db.query<{ n: number }, [string]>(sql).get(docId)!.n;
   return {
     chunks: count("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?"),
-    vectors: count("SELECT COUNT(*) AS n FROM vec_chunks WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ?)"),
+    vectors: count("SELECT COUNT(*) AS n FROM chunk_vectors WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ?)"),
   };
 }
 
@@ -69,7 +69,7 @@ export async function keywordHits(server: TestServer, ws: Workspace, query: stri
 
 /** Total vectors in the whole store (to prove deletes leave nothing behind). */
 export function totalVectors(db: Db): number {
-  return db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM vec_chunks").get()!.n;
+  return db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunk_vectors").get()!.n;
 }
 
 /** Waits until the server's background purger has deleted the vectors of every deleted chunk. */

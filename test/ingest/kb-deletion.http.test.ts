@@ -50,7 +50,7 @@ test("a deletion a stop interrupted is hidden at once and finished by the next s
   expect(rows("SELECT COUNT(*) AS n FROM documents WHERE kb_id = ?")).toBe(0);
   expect(rows("SELECT COUNT(*) AS n FROM chunks WHERE kb_id = ?")).toBe(0);
   await vectorsPurged(live);
-  const vectors = (rowids: number[]) => live.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM vec_chunks WHERE rowid IN (${rowids.join(",")})`).get()!.n;
+  const vectors = (rowids: number[]) => live.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM chunk_vectors WHERE rowid IN (${rowids.join(",")})`).get()!.n;
   expect(vectors(doomedRowids)).toBe(0);
   expect(vectors(keptRowids)).toBe(keptRowids.length);
   expect(existsSync(join(dataDir, "files", doomed.kbId))).toBe(false);

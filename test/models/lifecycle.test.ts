@@ -76,7 +76,7 @@ test("an interrupted reindex keeps the server from starting, and goes on where i
     const vectors = () => {
       const db = new Database(join(dir, "quarry.db"), { readonly: true });
       try {
-        return db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM vec_chunks_rowids").get()!.n;
+        return db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunk_vectors_rowids").get()!.n;
       } finally {
         db.close();
       }

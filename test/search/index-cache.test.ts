@@ -44,7 +44,7 @@ function readyDocument(db: Db, kbId: string, docId: string, chunks: number, vect
         "INSERT INTO chunks (id, document_id, kb_id, chunk_index, text, end_page, token_count, created_at) VALUES (?, ?, ?, ?, ?, 1, 3, ?) RETURNING rowid",
       )
       .get(`chk_${docId}_${i}`, docId, kbId, i, text, now)!;
-    db.query("INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)").run(rowid, vector(i));
+    db.query("INSERT INTO chunk_vectors (rowid, embedding) VALUES (?, ?)").run(rowid, vector(i));
     first ||= rowid;
     last = rowid;
   }

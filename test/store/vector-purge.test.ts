@@ -47,11 +47,11 @@ function write(document: { id: string; kb_id: string }, list: NewChunk[]): numbe
 }
 
 const vectorCount = (kbId: string) =>
-  db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM vec_chunks WHERE rowid IN (${(written.get(kbId) ?? []).join(",")})`).get()!.n;
+  db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM chunk_vectors WHERE rowid IN (${(written.get(kbId) ?? []).join(",")})`).get()!.n;
 const queued = () => db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM vector_purge").get()!.n;
 const firstValues = (docId: string) =>
   db
-    .query<{ embedding: Uint8Array }, [string]>("SELECT v.embedding FROM vec_chunks v JOIN chunks c ON c.rowid = v.rowid WHERE c.document_id = ? ORDER BY c.chunk_index")
+    .query<{ embedding: Uint8Array }, [string]>("SELECT v.embedding FROM chunk_vectors v JOIN chunks c ON c.rowid = v.rowid WHERE c.document_id = ? ORDER BY c.chunk_index")
     .all(docId)
     .map((row) => new Float32Array(row.embedding.buffer, row.embedding.byteOffset, 4)[0]);
 
