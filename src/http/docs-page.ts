@@ -1,5 +1,7 @@
 // A readable API reference at /api/docs that works offline: one self-contained page that renders
-// /api/openapi.json in the browser (no CDN, so air-gapped installs get it too).
+// /api/openapi.json in the browser (no CDN, so air-gapped installs get it too). Its inline style and script
+// are allowed by their hashes and nothing else is (Content-Security-Policy), as on the dashboard.
+import { createHash } from "node:crypto";
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Quarry API reference</title>
@@ -41,6 +43,23 @@ fetch("/api/openapi.json").then((r) => r.json()).then((spec) => {
 });
 </script></body></html>`;
 
+/** The CSP source that allows exactly the page's one inline `tag` element. */
+function inlineHash(tag: "script" | "style"): string {
+  const body = PAGE.slice(PAGE.indexOf(`<${tag}>`) + tag.length + 2, PAGE.indexOf(`</${tag}>`));
+  return `'sha256-${createHash("sha256").update(body).digest("base64")}'`;
+}
+
+const CONTENT_SECURITY_POLICY =
+  `default-src 'none'; script-src ${inlineHash("script")}; style-src ${inlineHash("style")}; connect-src 'self'; ` +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 export function docsPage() {
-  return new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } });
+  return new Response(PAGE, {
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": CONTENT_SECURITY_POLICY,
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+    },
+  });
 }

@@ -208,6 +208,16 @@ describe("service endpoints", () => {
     expect(docs.headers.get("content-type")).toContain("text/html");
     const page = await docs.text();
     expect(page).toContain("/api/openapi.json");
+    // Only its own inline style and script may run (by hash), and it may only fetch from the server.
+    const policy = docs.headers.get("content-security-policy")!;
+    const hash = (tag: string) => {
+      const body = page.slice(page.indexOf(`<${tag}>`) + tag.length + 2, page.indexOf(`</${tag}>`));
+      return `'sha256-${new Bun.CryptoHasher("sha256").update(body).digest("base64")}'`;
+    };
+    expect(policy).toBe(
+      `default-src 'none'; script-src ${hash("script")}; style-src ${hash("style")}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    );
+    expect(docs.headers.get("x-content-type-options")).toBe("nosniff");
     // the page's own formatter: the descriptions' **bold** and `code` become tags, anything else stays escaped
     const script = page.slice(page.indexOf("<script>") + "<script>".length, page.indexOf("fetch("));
     const md = new Function(`${script}; return md;`)() as (text: string) => string;
