@@ -138,6 +138,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       accounts: new AccountService(db, new JwtIssuer(resolveJwtSecret(config.jwtSecret, config.dataDir)), clock),
       rateLimiter: new RateLimiter(options.rateLimitClock),
       clientRateLimiter: new RateLimiter(options.rateLimitClock, MAX_TRACKED_CLIENTS),
+      loginFailures: new RateLimiter(options.rateLimitClock, MAX_TRACKED_CLIENTS),
       requestLog: new RequestLogWriter(db, clock),
       get searchIndexes() {
         return searchIndexes;

@@ -28,6 +28,8 @@ export interface AppContext {
   rateLimiter: RateLimiter;
   /** Per client IP (/auth, /webhooks; see request-gate.ts). */
   clientRateLimiter: RateLimiter;
+  /** Failed logins per email address (routes/auth.ts). */
+  loginFailures: RateLimiter;
   requestLog: RequestLogWriter;
   /** The knowledge bases' search indexes and the worker that builds their segments. */
   searchIndexes: IndexCache;

@@ -8,6 +8,7 @@ import { DOCX_CHARS_PER_PAGE, MAX_PAGES } from "../ingest/parsers/page-limit.ts"
 import { PACKAGE_LIMITS } from "../ingest/parsers/package-limits.ts";
 import { SUMMARY_LIMITS } from "./request-summary.ts";
 import { AUTH_RATE, MAX_TRACKED_CLIENTS, WEBHOOK_RATE } from "./request-gate.ts";
+import { LOGIN_FAILURE_RATE } from "./routes/auth.ts";
 
 function size(bytes: number): string {
   const gb = bytes / 1024 ** 3;
@@ -84,6 +85,8 @@ refilled at ${AUTH_RATE.perSecond} per second; /webhooks/* a burst of ${WEBHOOK_
 \`X-Forwarded-For\` is ignored unless \`QUARRY_TRUST_PROXY=on\` (behind a reverse proxy: then the client is its last entry, the one the proxy added).
 At most ${MAX_TRACKED_CLIENTS} clients are tracked, the least recently seen being forgotten first. Login answers an unknown email and a wrong password
 with the same 401 after the same password-hash work; signup reports an existing email (409 CONFLICT), as the API requires, at the same per-IP rate.
+Failed logins are also limited per email address, registered or not, from any client: a burst of ${LOGIN_FAILURE_RATE.burst}, then one more every ${Math.round(1 / LOGIN_FAILURE_RATE.perSecond)} s
+(429 RATE_LIMIT_EXCEEDED with \`Retry-After\`, whatever the password; at most ${MAX_TRACKED_CLIENTS} addresses tracked); successful logins take nothing from it.
 
 **Self-hosting.** \`QUARRY_LIMITS=off\` turns off every allowance, count and per-account rate limit (usage is still metered and shown; the per-client limits stay);
 \`quarry accounts list\` and \`quarry accounts set-plan <account id or email> <plan>\` change plans without a payment provider.`;

@@ -61,6 +61,19 @@ export class RateLimiter {
     };
   }
 
+  /** Whether the key's bucket holds a token now, without taking it (a bucket not tracked is full). */
+  has(key: string, { perSecond, burst = perSecond }: Rate): RateDecision {
+    const bucket = this.buckets.get(key);
+    const tokens = bucket ? Math.min(burst, bucket.tokens + ((this.nowMs() - bucket.updatedAt) * perSecond) / 1000) : burst;
+    return {
+      allowed: tokens >= 1,
+      limit: burst,
+      remaining: Math.floor(tokens),
+      resetSeconds: Math.ceil((burst - tokens) / perSecond),
+      retryAfterSeconds: tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / perSecond)),
+    };
+  }
+
   /** How many buckets are tracked (bounded by maxBuckets). */
   get size(): number {
     return this.buckets.size;
@@ -87,6 +100,11 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
 export function enforceRateLimit(limiter: RateLimiter, key: string, rate: Rate, headers: Record<string, unknown>): void {
   const decision = limiter.take(key, rate);
   Object.assign(headers, rateLimitHeaders(decision));
+  refuseIfNotAllowed(decision);
+}
+
+/** Throws 429 RATE_LIMIT_EXCEEDED, with the RateLimit headers and Retry-After, when the decision refuses. */
+export function refuseIfNotAllowed(decision: RateDecision): void {
   if (!decision.allowed) {
     throw new QuarryError("RATE_LIMIT_EXCEEDED", "Rate limit exceeded", undefined, {
       ...rateLimitHeaders(decision),

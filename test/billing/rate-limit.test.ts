@@ -115,6 +115,38 @@ describe("rate limit", () => {
   });
 });
 
+describe("failed logins per email address", () => {
+  const login = (email: string, password: string) => server.request("POST", "/auth/login", { body: { email, password } });
+  const statusesOf = async (n: number, send: () => Promise<ApiResponse>) => {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) out.push((await send()).status);
+    return out;
+  };
+
+  test("10 failures, then 429 whatever the password until a minute passes; unknown emails alike, other emails unaffected", async () => {
+    nowMs += 60_000; // a full per-IP bucket (20) for /auth
+    const account = await signup(server);
+    expect(await statusesOf(10, () => login(account.email, "wrong password"))).toEqual(Array(10).fill(401));
+    const refused = await login(account.email, "correct horse battery");
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe("RATE_LIMIT_EXCEEDED");
+    expect(refused.headers.get("retry-after")).toBe("60");
+    // Counted per address, whatever its case.
+    expect((await login(account.email.toUpperCase(), "wrong password")).status).toBe(429);
+
+    nowMs += 2_000; // the per-IP bucket refills; the address's does not (one a minute)
+    const unknown = `nobody${Date.now()}@example.com`;
+    expect(await statusesOf(11, () => login(unknown, "wrong password"))).toEqual([...Array(10).fill(401), 429]);
+    const other = await signup(server);
+    expect((await login(other.email, "correct horse battery")).status).toBe(200);
+
+    nowMs += 60_000; // one more try for the address
+    expect((await login(account.email, "correct horse battery")).status).toBe(200);
+    // Success takes nothing: the bucket is not spent below where it was.
+    expect((await login(account.email, "correct horse battery")).status).toBe(200);
+  });
+});
+
 describe("QUARRY_LIMITS=off", () => {
   test("turns the rate limit off: no 429 and no RateLimit headers", async () => {
     const unlimited = await startTestServer({ env: { QUARRY_LIMITS: "off" }, rateLimitClock: () => 0 });

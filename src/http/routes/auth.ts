@@ -6,6 +6,16 @@ import type { AppContext } from "../context.ts";
 import { authenticateRequest, invalidCredential } from "../auth.ts";
 import { throwBodyError } from "../body.ts";
 import { dataOf, errorResponses, Timestamp } from "../schemas.ts";
+import { refuseIfNotAllowed, type Rate } from "../rate-limit.ts";
+import { QuarryError } from "../../errors.ts";
+import { normalizeEmail } from "../../store/accounts.ts";
+
+/**
+ * Failed logins per email address, whoever sends them: a burst of 10, then one a minute. Guessing one
+ * account's password from many addresses (which the per-IP limit does not slow) gets 1,440 tries a day; its
+ * owner, once the guessing stops, waits a minute at most. Only failures count: logging in often is fine.
+ */
+export const LOGIN_FAILURE_RATE: Rate = { perSecond: 1 / 60, burst: 10 };
 
 const Account = z.object({
   id: z.string(),
@@ -45,13 +55,23 @@ export function authRoutes(ctx: AppContext) {
         },
       },
     )
-    .post("/login", async ({ body }) => ({ data: await ctx.accounts.login(body) }), {
+    .post("/login", async ({ body }) => {
+      // Unknown emails are counted too, so that a 429 tells nothing about which emails are registered.
+      const email = normalizeEmail(body.email);
+      refuseIfNotAllowed(ctx.loginFailures.has(email, LOGIN_FAILURE_RATE));
+      try {
+        return { data: await ctx.accounts.login(body) };
+      } catch (error) {
+        if (error instanceof QuarryError && error.code === "AUTHENTICATION_ERROR") ctx.loginFailures.take(email, LOGIN_FAILURE_RATE);
+        throw error;
+      }
+    }, {
       body: LoginBody,
       response: { 200: dataOf(z.object({ token: z.string(), account: Account })) },
       detail: {
         summary: "Log in to an existing account",
         description:
-          "Returns a new dashboard JWT (valid 24 h). Wrong email and wrong password give the same 401, after the same password-hash work. Rate-limited per client IP with the other /auth routes.",
+          "Returns a new dashboard JWT (valid 24 h). Wrong email and wrong password give the same 401, after the same password-hash work. Rate-limited per client IP with the other /auth routes, and failed logins per email address: after 10, one more a minute (429 RATE_LIMIT_EXCEEDED with Retry-After, whatever the password), whether the email is registered or not.",
         tags: ["Accounts"],
         security: [],
         responses: errorResponses(400, 401, 429, 500),
