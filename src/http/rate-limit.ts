@@ -48,30 +48,18 @@ export class RateLimiter {
       bucket.tokens = Math.max(0, bucket.tokens + burst - bucket.capacity);
       bucket.capacity = burst;
     }
-    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.updatedAt) * perSecond) / 1000);
+    bucket.tokens = refilled(bucket, now, perSecond, burst);
     bucket.updatedAt = now;
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
-    return {
-      allowed,
-      limit: burst,
-      remaining: Math.floor(bucket.tokens),
-      resetSeconds: Math.ceil((burst - bucket.tokens) / perSecond),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond)),
-    };
+    return decide(allowed, bucket.tokens, perSecond, burst);
   }
 
   /** Whether the key's bucket holds a token now, without taking it (a bucket not tracked is full). */
   has(key: string, { perSecond, burst = perSecond }: Rate): RateDecision {
     const bucket = this.buckets.get(key);
-    const tokens = bucket ? Math.min(burst, bucket.tokens + ((this.nowMs() - bucket.updatedAt) * perSecond) / 1000) : burst;
-    return {
-      allowed: tokens >= 1,
-      limit: burst,
-      remaining: Math.floor(tokens),
-      resetSeconds: Math.ceil((burst - tokens) / perSecond),
-      retryAfterSeconds: tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / perSecond)),
-    };
+    const tokens = bucket ? refilled(bucket, this.nowMs(), perSecond, burst) : burst;
+    return decide(tokens >= 1, tokens, perSecond, burst);
   }
 
   /** How many buckets are tracked (bounded by maxBuckets). */
@@ -86,6 +74,22 @@ export class RateLimiter {
     if (this.buckets.size > this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value!);
     return bucket;
   }
+}
+
+/** The bucket's tokens at `now`: what it held plus the refill since, up to its capacity. */
+function refilled(bucket: Bucket, now: number, perSecond: number, burst: number): number {
+  return Math.min(burst, bucket.tokens + ((now - bucket.updatedAt) * perSecond) / 1000);
+}
+
+/** The decision for a bucket left with `tokens`. */
+function decide(allowed: boolean, tokens: number, perSecond: number, burst: number): RateDecision {
+  return {
+    allowed,
+    limit: burst,
+    remaining: Math.floor(tokens),
+    resetSeconds: Math.ceil((burst - tokens) / perSecond),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / perSecond)),
+  };
 }
 
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
