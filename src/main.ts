@@ -1,5 +1,5 @@
 #!/usr/bin/env bun
-// The quarry command: `quarry serve` (default), `quarry reindex`, `quarry accounts …`.
+// The quarry command: `quarry serve` (default), `quarry reindex`, `quarry accounts …`, `quarry backup`.
 // Each command imports what it runs when it runs: serve and reindex may first restart the process
 // (runtime/allocator.ts), and a parser child needs little of the rest.
 import { commandArguments, loadConfig, ConfigError, CONFIG_HELP, type Config } from "./config.ts";
@@ -18,6 +18,7 @@ Usage:
   quarry reindex [options]          re-embed every chunk with the configured embedding model
   quarry accounts list              list accounts and their plans
   quarry accounts set-plan <account id or email> <plan>
+  quarry backup <directory>         copy the data dir consistently, also while the server runs
 
 Options (flag, or environment variable):
 ${CONFIG_HELP}
@@ -83,6 +84,11 @@ async function main(argv: string[]): Promise<void> {
     case "accounts": {
       const { accountsCommand } = await import("./cli/accounts.ts");
       console.log(accountsCommand(await configure(rest, { takesArguments: true, existingStore: true }), rest));
+      return;
+    }
+    case "backup": {
+      const { backupCommand } = await import("./cli/backup.ts");
+      console.log(backupCommand(await configure(rest, { takesArguments: true, existingStore: true }), rest));
       return;
     }
     case "help":

@@ -1,0 +1,59 @@
+// `quarry backup <destination>`: a consistent copy of the data directory (store/backup.ts), also while a
+// server runs on it. The copy is a data directory: serve it, or move it into place while no server runs.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { commandArguments, type Config } from "../config.ts";
+import { backupDataDir, isWithin, type BackupResult } from "../store/backup.ts";
+import { runInBackground } from "../background-priority.ts";
+import { CliError } from "./cli-error.ts";
+import { assertDatabaseExists } from "./existing-database.ts";
+
+export const BACKUP_USAGE = `Usage:
+  quarry backup <destination directory> [--data-dir DIR]
+
+Copies the data directory into a new or empty directory: the database as of the moment the command starts
+(a running server goes on serving and writing meanwhile), the uploaded files of its documents, its search
+indexes and the JWT secret. To restore, start a server on the copy (--data-dir <destination>), or stop the
+server and move the copy into place.`;
+
+export function backupCommand(config: Config, argv: string[]): string {
+  const args = commandArguments(argv);
+  if (args.length !== 1) throw new CliError(BACKUP_USAGE);
+  const destination = resolve(args[0]);
+  assertDatabaseExists(config.dataDir);
+  if (isWithin(destination, config.dataDir)) {
+    throw new CliError(`The backup cannot go into the data directory it copies (${resolve(config.dataDir)}): choose a folder outside it.`);
+  }
+  if (existsSync(destination) && (!statSync(destination).isDirectory() || readdirSync(destination).length > 0)) {
+    throw new CliError(`${destination} already exists and is not an empty directory: a backup goes into a new or empty one.`);
+  }
+  // Its copying yields the cores to a running server's requests (the backup runs on this thread).
+  runInBackground();
+  const started = performance.now();
+  const result = backupDataDir(config.dataDir, destination);
+  return summary(resolve(config.dataDir), destination, result, (performance.now() - started) / 1000);
+}
+
+function summary(dataDir: string, destination: string, r: BackupResult, seconds: number): string {
+  const lines = [
+    `Backed up ${dataDir} to ${destination} in ${seconds.toFixed(1)} s.`,
+    `  database  ${size(r.databaseBytes)}, as of ${r.takenAt.toISOString()}`,
+    `  files     ${count(r.files, "file")} (${size(r.fileBytes)})` + (r.filesGone > 0 ? `; ${r.filesGone} of documents deleted meanwhile left out` : ""),
+    `  indexes   ${count(r.segments, "segment")} (${size(r.segmentBytes)})` +
+      (r.segmentsGone > 0 ? `; ${r.segmentsGone} replaced meanwhile, rebuilt from the database at the first start` : ""),
+    r.jwtSecret
+      ? "  jwt-secret copied: dashboard sessions stay valid on the copy"
+      : "  no jwt-secret file (QUARRY_JWT_SECRET is set): give the restored server the same secret",
+    `Restore: quarry serve --data-dir ${destination} (or move it into place while no server runs).`,
+  ];
+  return lines.join("\n");
+}
+
+function count(n: number, noun: string): string {
+  return `${n.toLocaleString("en-US")} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+function size(bytes: number): string {
+  const [unit, scale] = bytes >= 2 ** 30 ? ["GB", 2 ** 30] : bytes >= 2 ** 20 ? ["MB", 2 ** 20] : ["KB", 2 ** 10];
+  return `${(bytes / scale).toFixed(1)} ${unit}`;
+}
