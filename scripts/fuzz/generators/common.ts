@@ -34,7 +34,8 @@ export const rules = {
   nullableString: ((v) => (v === null || typeof v === "string" ? true : false)) as Rule,
   email: ((v) => (typeof v !== "string" ? false : /^[^@\s"<>]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(v) && v.length <= 256 ? undefined : false)) as Rule,
   int: (min: number, max: number): Rule => (v) => typeof v === "number" && Number.isInteger(v) && v >= min && v <= max,
-  number: (min: number, max: number): Rule => (v) => (typeof v !== "number" || !Number.isFinite(v) ? false : v >= min && v <= max ? true : undefined),
+  number: (min: number, max: number, nullable = false): Rule => (v) =>
+    v === null && nullable ? true : typeof v !== "number" || !Number.isFinite(v) ? false : v >= min && v <= max ? true : undefined,
   boolean: ((v) => typeof v === "boolean") as Rule,
   object: ((v) => (isObject(v) ? true : v === null ? undefined : false)) as Rule,
   oneOf: (values: readonly string[]): Rule => (v) => values.includes(v as string),
@@ -112,7 +113,8 @@ export const JSON_ENDPOINTS: JsonEndpoint[] = [
       top_k: rules.int(1, 50),
       rerank: rules.boolean,
       filter: rules.object,
-      score_threshold: rules.number(0, 1),
+      // Absent or null: no threshold (the search route's documented choice; the spec names no default).
+      score_threshold: rules.number(0, 1, true),
       include_metadata: rules.boolean,
       mode: rules.oneOf(["vector", "keyword", "hybrid"]),
       alpha: rules.number(0, 1),
