@@ -28,6 +28,8 @@ export interface Config {
   segmentMinChanges: number;
   /** Query embeddings kept for searches asked again (search/query-embeddings.ts); 0 keeps none. */
   queryCacheEntries: number;
+  /** Bearer token for GET /api/metrics (at least MIN_METRICS_TOKEN_LENGTH characters); null: no metrics served. */
+  metricsToken: string | null;
 }
 
 /** Each option: environment variable, CLI flag, and how to read it. */
@@ -48,6 +50,7 @@ const OPTIONS = {
   indexMemoryMb: { env: "QUARRY_INDEX_MEMORY_MB", flag: "--index-memory-mb" },
   segmentMinChanges: { env: "QUARRY_SEGMENT_MIN_CHANGES", flag: "--segment-min-changes" },
   queryCacheEntries: { env: "QUARRY_QUERY_CACHE_ENTRIES", flag: "--query-cache-entries" },
+  metricsToken: { env: "QUARRY_METRICS_TOKEN", flag: "--metrics-token" },
 } as const;
 
 export const CONFIG_HELP = Object.values(OPTIONS)
@@ -55,6 +58,9 @@ export const CONFIG_HELP = Object.values(OPTIONS)
   .join("\n");
 
 export class ConfigError extends Error {}
+
+/** A metrics token is a shared secret for a scraper's config: long enough not to be guessed. */
+export const MIN_METRICS_TOKEN_LENGTH = 16;
 
 /** HS256 keys shorter than the hash output (32 bytes) make tokens guessable offline. */
 export const MIN_JWT_SECRET_BYTES = 32;
@@ -138,6 +144,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (webhookSecret && !webhookSecret.startsWith("whsec_")) {
     throw new ConfigError('QUARRY_WEBHOOK_SECRET must be a Standard Webhooks secret starting with "whsec_"');
   }
+  const metricsToken = get("metricsToken") ?? null;
+  // Printable ASCII without spaces: it travels in an Authorization header.
+  if (metricsToken !== null && (metricsToken.length < MIN_METRICS_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(metricsToken))) {
+    throw new ConfigError(
+      `QUARRY_METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} printable ASCII characters without spaces (generate one with: openssl rand -hex 24), or leave it unset to serve no metrics`,
+    );
+  }
   return {
     port: wholeNumber("PORT", get("port") ?? "8080", 0, 65535),
     host: get("host") ?? "0.0.0.0",
@@ -155,5 +168,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     indexMemoryMb: positiveInt("QUARRY_INDEX_MEMORY_MB", get("indexMemoryMb") ?? "512"),
     segmentMinChanges: positiveInt("QUARRY_SEGMENT_MIN_CHANGES", get("segmentMinChanges") ?? "2000"),
     queryCacheEntries: wholeNumber("QUARRY_QUERY_CACHE_ENTRIES", get("queryCacheEntries") ?? "1024"),
+    metricsToken,
   };
 }

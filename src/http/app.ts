@@ -9,6 +9,7 @@ import { startRequest } from "./request-state.ts";
 import { openapiRoute } from "./openapi.ts";
 import { docsPage } from "./docs-page.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { metricsRoutes } from "./routes/metrics.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { knowledgeBaseRoutes } from "./routes/knowledge-bases.ts";
@@ -34,6 +35,7 @@ export function createApp(ctx: AppContext) {
     .use(openapiRoute(ctx.version))
     .get("/docs", docsPage, { detail: { hide: true } })
     .use(healthRoutes(ctx))
+    .use(metricsRoutes(ctx))
     .use(authRoutes(ctx))
     .use(webhookRoutes(ctx))
     .use(v1);

@@ -11,6 +11,7 @@ import type { Ingestion } from "../ingest/ingestion.ts";
 import type { IndexCache } from "../search/index-cache.ts";
 import type { QueryEmbeddingCache } from "../search/query-embeddings.ts";
 import type { Deletions } from "../store/deletions.ts";
+import type { Metrics } from "./metrics.ts";
 
 export interface AppContext {
   config: Config;
@@ -35,4 +36,6 @@ export interface AppContext {
   searchIndexes: IndexCache;
   /** Query embeddings of recent searches, per knowledge base. */
   queryEmbeddings: QueryEmbeddingCache;
+  /** What GET /api/metrics reports (routes/metrics.ts). */
+  metrics: Metrics;
 }

@@ -1,5 +1,5 @@
 // Records every /api request in the request history once its response has been sent, from the facts
-// gathered in its RequestState. The write itself is batched by RequestLogWriter.
+// gathered in its RequestState, and counts it in the metrics. The write itself is batched by RequestLogWriter.
 import { Elysia, StatusMap } from "elysia";
 import type { AppContext } from "./context.ts";
 import { requestState } from "./request-state.ts";
@@ -49,6 +49,8 @@ function filled(summary: Record<string, unknown>): Record<string, unknown> | nul
 interface AfterResponseContext {
   request: Request;
   path?: string;
+  /** The matched route's pattern; empty when no route matched. */
+  route?: string;
   set: { status?: number | string };
   body?: unknown;
   query?: Record<string, unknown>;
@@ -63,12 +65,14 @@ export function requestLogging(ctx: AppContext) {
       arrivals.set(request, ctx.clock.now());
     })
     .onAfterResponse({ as: "global" }, (c) => {
-      const { request, path: routePath, set, body, query, responseValue } = c as unknown as AfterResponseContext;
+      const { request, path: routePath, route, set, body, query, responseValue } = c as unknown as AfterResponseContext;
       const path = pathOf(request, routePath);
       if (!path.startsWith("/api/")) return;
       const state = requestState(request);
-      const durationMs = Math.round(performance.now() - state.startedAt);
+      const elapsedMs = performance.now() - state.startedAt;
+      const durationMs = Math.round(elapsedMs);
       const status = statusOf(set.status, responseValue);
+      ctx.metrics.observeRequest(request.method, route || "unmatched", status, elapsedMs / 1000);
       // Only a request attributed to an account has its body summarized: an unauthenticated one (401, or no
       // account at all) could otherwise have any amount of whatever it sent stored and summarized.
       const requestSummary =

@@ -83,6 +83,11 @@ export class IndexCache {
     return this.indexes.size;
   }
 
+  /** The estimated memory of their in-memory parts, which the budget bounds. */
+  get memoryBytes(): number {
+    return this.estimatedBytes();
+  }
+
   /** The knowledge base's index, up to date with the database (or catching up, see KbIndex). */
   get(kbId: string): KbIndex {
     let index = this.indexes.get(kbId);

@@ -9,7 +9,10 @@ import { notFound } from "../errors.ts";
 export const DOCUMENT_STATUSES = ["pending", "parsing", "chunking", "embedding", "ready", "failed"] as const;
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
+export type ProcessingStatus = Exclude<DocumentStatus, "ready" | "failed">;
 /** Statuses in which the document is queued or being processed. */
+export const PROCESSING_STATUSES: readonly ProcessingStatus[] = ["pending", "parsing", "chunking", "embedding"];
+
 export function isProcessing(status: DocumentStatus): boolean {
   return status !== "ready" && status !== "failed";
 }

@@ -155,6 +155,7 @@ export function searchRoutes(ctx: AppContext) {
         };
         assertKnowledgeBaseOwned(ctx.db, principal.account.id, params.kb_id);
         await chargeSearchQuery(ctx.db, principal.account, ctx.clock.now(), ctx.config.limitsEnabled);
+        const started = performance.now();
         const data = await searchService().search(params.kb_id, {
           query: body.query,
           topK: body.top_k,
@@ -166,6 +167,7 @@ export function searchRoutes(ctx: AppContext) {
           alpha: body.alpha,
           keywordQuery: body.keyword_query ?? null,
         });
+        ctx.metrics.observeSearch(body.mode, (performance.now() - started) / 1000);
         state.responseSummary = { result_count: data.results.length };
         return { data };
       },
