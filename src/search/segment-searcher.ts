@@ -14,13 +14,13 @@
 // ms; with one client within 1 ms either way.
 // Each task is a message answered by a promise; a thread that died is started again on the next task.
 // The threads read the segments through views of mappings held here (segment-mappings.ts).
-import { availableParallelism } from "node:os";
 import { mergeShardHits, unpackHits, type RowidHit } from "./rowid-hit.ts";
 import { SegmentMappings } from "./segment-mappings.ts";
 import { SegmentPrefetch } from "./segment-prefetch.ts";
 import { allShards } from "./shard.ts";
 import type { FromSearchThread, KeywordQuery, ToSearchThread } from "./search-thread-protocol.ts";
 import { nextSearch, type SearchSide } from "./search-order.ts";
+import { cpuCount } from "../cpu-count.ts";
 
 type Search = Extract<ToSearchThread, { id: number }>;
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
@@ -162,7 +162,9 @@ export class SegmentSearcher {
   private readonly closing: { dir: string; allSent(): void }[] = [];
 
   constructor(dataDir: string) {
-    const count = Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
+    // cpuCount, not os.availableParallelism(): that returns undefined once pdfjs has replaced `navigator` in
+    // this thread (cpu-count.ts), and NaN threads were none: every segment search waited forever.
+    const count = Math.min(MAX_THREADS, cpuCount());
     this.threads = Array.from({ length: count }, () => new SearchThread(dataDir, this.mappings));
   }
 
