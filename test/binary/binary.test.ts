@@ -57,6 +57,7 @@ async function startBinary(dir: string): Promise<RunningBinary> {
       // Every change folds into an on-disk search segment, so searches also run through its vector index
       // and its WebAssembly kernels.
       QUARRY_SEGMENT_MIN_CHANGES: "1",
+      QUARRY_METRICS_TOKEN: METRICS_TOKEN,
     },
     stdin: "ignore",
     stdout: "pipe",
@@ -83,6 +84,7 @@ async function stop(running: RunningBinary): Promise<number> {
   return running.process.exited;
 }
 
+const METRICS_TOKEN = "binary-metrics-0123456789";
 let workDir: string;
 let dataDir: string;
 let running: RunningBinary;
@@ -187,6 +189,26 @@ describe("the compiled binary, alone in an empty directory", () => {
     const children = childrenOf(running.process.pid);
     expect(children.length).toBe(1);
     expect(environmentOf(children[0])).not.toHaveProperty("MIMALLOC_PURGE_HOLES");
+  });
+
+  test("serves Prometheus metrics (prom-client inside the binary) to its metrics token", async () => {
+    const res = await fetch(`${running.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain(`quarry_build_info{version="${pkg.version}"} 1`);
+    expect(text).toContain('quarry_http_requests_total{method="GET",route="/api/health",status="200"} 1');
+    expect(text).toMatch(/\nquarry_documents_processed_total\{outcome="ready"\} 2\n/);
+  });
+
+  test("`quarry backup` copies the data dir it serves, while it runs", () => {
+    const run = Bun.spawnSync([join(workDir, "quarry"), "backup", join(workDir, "backup")], {
+      cwd: workDir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: workDir, QUARRY_DATA_DIR: dataDir },
+    });
+    expect(run.stderr.toString()).toBe("");
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout.toString()).toMatch(/\n {2}files {5}2 files \(/);
+    expect(existsSync(join(workDir, "backup", "quarry.db"))).toBe(true);
   });
 
   test("`quarry --version` prints the version and exits", () => {
