@@ -28,7 +28,7 @@ import { SegmentSearcher } from "./search/segment-searcher.ts";
 import { recoverSearchIndexes } from "./search/index-recovery.ts";
 import { readDocumentCounts } from "./search/kb-documents.ts";
 import { QueryEmbeddingCache } from "./search/query-embeddings.ts";
-import { Metrics } from "./http/metrics.ts";
+import { createMetrics } from "./http/metrics.ts";
 import { storeStats } from "./store/stats.ts";
 import { RequestLogWriter } from "./store/request-log-writer.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -146,11 +146,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         return searchIndexes;
       },
       queryEmbeddings: new QueryEmbeddingCache(config.queryCacheEntries),
-      metrics: new Metrics({
-        version: VERSION,
-        store: () => storeStats(db),
-        indexes: () => ({ loaded: searchIndexes.loaded, memoryBytes: searchIndexes.memoryBytes, memoryBudgetBytes: config.indexMemoryMb * 1024 * 1024 }),
-      }),
+      metrics: config.metricsToken === null
+        ? null
+        : await createMetrics({
+            version: VERSION,
+            store: () => storeStats(db),
+            indexes: () => ({ loaded: searchIndexes.loaded, memoryBytes: searchIndexes.memoryBytes, memoryBudgetBytes: config.indexMemoryMb * 1024 * 1024 }),
+          }),
     };
     app = createApp(ctx);
     readDocumentCounts(db, DOCUMENT_COUNTS_BUDGET_MS);
@@ -176,7 +178,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // A document's chunks go into its knowledge base's index as soon as it is ready, not at the next search.
   const stopWarming = ingest.onProcessed((report) => {
     if (report.outcome === "ready" && report.kbId) searchIndexes.warm(report.kbId);
-    ctx.metrics.observeDocument(report);
+    ctx.metrics?.observeDocument(report);
   });
 
   let fileSweep: BackgroundFileSweep | null = null;

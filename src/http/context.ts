@@ -36,6 +36,6 @@ export interface AppContext {
   searchIndexes: IndexCache;
   /** Query embeddings of recent searches, per knowledge base. */
   queryEmbeddings: QueryEmbeddingCache;
-  /** What GET /api/metrics reports (routes/metrics.ts). */
-  metrics: Metrics;
+  /** What GET /api/metrics reports (routes/metrics.ts); null when metrics are off (no QUARRY_METRICS_TOKEN). */
+  metrics: Metrics | null;
 }

@@ -72,7 +72,7 @@ export function requestLogging(ctx: AppContext) {
       const elapsedMs = performance.now() - state.startedAt;
       const durationMs = Math.round(elapsedMs);
       const status = statusOf(set.status, responseValue);
-      ctx.metrics.observeRequest(request.method, route || "unmatched", status, elapsedMs / 1000);
+      ctx.metrics?.observeRequest(request.method, route || "unmatched", status, elapsedMs / 1000);
       // Only a request attributed to an account has its body summarized: an unauthenticated one (401, or no
       // account at all) could otherwise have any amount of whatever it sent stored and summarized.
       const requestSummary =

@@ -18,15 +18,16 @@ export function metricsRoutes(ctx: AppContext) {
   return new Elysia().get(
     "/metrics",
     async ({ request, set }) => {
+      const { metrics } = ctx;
       const token = ctx.config.metricsToken;
-      if (token === null) {
+      if (metrics === null || token === null) {
         throw new QuarryError("NOT_FOUND", "Metrics are off: start Quarry with QUARRY_METRICS_TOKEN (--metrics-token) set to serve them");
       }
       if (!sameToken(bearerToken(request), token)) {
         throw new QuarryError("AUTHENTICATION_ERROR", "Invalid or missing metrics token", undefined, { "www-authenticate": 'Bearer realm="quarry-metrics"' });
       }
-      const text = await ctx.metrics.render();
-      set.headers["content-type"] = ctx.metrics.contentType;
+      const text = await metrics.render();
+      set.headers["content-type"] = metrics.contentType;
       set.headers["cache-control"] = "no-store";
       return text;
     },

@@ -167,7 +167,7 @@ export function searchRoutes(ctx: AppContext) {
           alpha: body.alpha,
           keywordQuery: body.keyword_query ?? null,
         });
-        ctx.metrics.observeSearch(body.mode, (performance.now() - started) / 1000);
+        ctx.metrics?.observeSearch(body.mode, (performance.now() - started) / 1000);
         state.responseSummary = { result_count: data.results.length };
         return { data };
       },
