@@ -91,7 +91,8 @@ export const TOPICS: TextDoc[] = [
 /** The knowledge base's segment folders (generations) in the data dir, oldest first. */
 export function segments(dataDir: string, kbId: string): string[] {
   const dir = join(dataDir, "indexes", kbId);
-  return existsSync(dir) ? readdirSync(dir).filter((name) => /^\d+$/.test(name)).sort() : [];
+  // By watermark, as numbers: as strings "110" came before "67", and the newest was taken for an older one.
+  return existsSync(dir) ? readdirSync(dir).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(a) - Number(b)) : [];
 }
 
 /** Waits (up to a minute) until the index worker has built the knowledge base's first segment. */

@@ -40,7 +40,8 @@ test("a backup taken while the server runs is served, as it was then, by a serve
   expect(guide.status).toBe("ready");
   await addDocs(server, kb, Array.from({ length: 4 }, (_, i) => ({ name: `note-${i}`, text: `Field note ${i}: an otter crossed the weir at dawn ${i}.` })));
   await waitForSegment(server.dataDir, kb.kbId);
-  const [segment] = segments(server.dataDir, kb.kbId);
+  // The newest: the server keeps the one before it too for a while (SEGMENTS_KEPT), the backup only the one on record.
+  const segment = segments(server.dataDir, kb.kbId).at(-1)!;
   const liveChunks = await server.request("GET", `/v1/knowledge-bases/${kb.kbId}/documents/${guide.id}/chunks`, { token: kb.account.apiKey });
 
   const destination = join(scratch, "nightly");
