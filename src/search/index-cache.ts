@@ -8,6 +8,7 @@ import { SegmentBuilds, type SegmentBuilt } from "./segment-builds.ts";
 import type { IndexWorkerSettings } from "./index-worker-protocol.ts";
 import { SegmentSearcher } from "./segment-searcher.ts";
 import { knowledgeBaseLive } from "../store/knowledge-bases.ts";
+import { liveKnowledgeBaseIds, withPendingChanges } from "./index-log.ts";
 
 export interface IndexCacheOptions {
   db: Db;
@@ -38,6 +39,8 @@ const SEGMENT_QUIET_MS = 60_000;
  * for one chunk), which slowed a bulk import of 1,398 documents from ~12 to ~15 s.
  */
 const WARM_AFTER_MS = 250;
+/** Knowledge bases whose backlog a start checks per turn of the event loop (warmBacklogs). */
+const BACKLOG_CHECK_SLICE = 200;
 
 export class IndexCache {
   /** Least recently used first. */
@@ -63,10 +66,33 @@ export class IndexCache {
     this.searcher = options.searcher ?? new SegmentSearcher(options.dataDir);
   }
 
-  /** Starts the index worker (folds piled-up changes into segments in the background) and the search threads. */
+  /**
+   * Starts the index worker (folds piled-up changes into segments in the background) and the search threads,
+   * and takes in the knowledge bases' long backlogs (warmBacklogs).
+   */
   start(): void {
     this.builds.start();
     this.searcher.start();
+    this.warmBacklogs();
+  }
+
+  /**
+   * Right after a start, the knowledge bases with at least segmentMinChanges changes beyond their segment are
+   * taken in (warm: within the memory budget, in time slices), BACKLOG_CHECK_SLICE knowledge bases checked per
+   * turn of the event loop. Their first search would otherwise replay those changes first, ~0.1 ms each: a
+   * restart during a bulk import leaves up to 10 % of a knowledge base outside its segment (at 1M chunks,
+   * 100k changes, ~10 s). Now a search waits only for what is left of the replay when it comes. Checking
+   * 8,000 knowledge bases of 14 logged changes each took 74 ms in all, at most 3.9 ms a turn.
+   */
+  private warmBacklogs(): void {
+    const kbIds = liveKnowledgeBaseIds(this.options.db);
+    const check = (from: number) => {
+      if (this.stopped || from >= kbIds.length) return;
+      const slice = kbIds.slice(from, from + BACKLOG_CHECK_SLICE);
+      for (const kbId of withPendingChanges(this.options.db, slice, this.options.segmentMinChanges)) this.warm(kbId);
+      setTimeout(() => check(from + BACKLOG_CHECK_SLICE), 0).unref();
+    };
+    setTimeout(() => check(0), 0).unref();
   }
 
   async stop(): Promise<void> {

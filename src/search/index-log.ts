@@ -23,6 +23,20 @@ export function lastSeq(db: Db, kbId: string): number {
   return db.query<{ seq: number | null }, [string]>("SELECT MAX(seq) AS seq FROM search_log WHERE kb_id = ?").get(kbId)?.seq ?? 0;
 }
 
+/** The knowledge bases (not being deleted) with at least `count` changes their segment does not hold; reads no further than that. */
+export function withPendingChanges(db: Db, kbIds: string[], count: number): string[] {
+  const pending = db.query<{ n: number }, [string, string, number]>(
+    `SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_log WHERE kb_id = ?
+       AND seq > COALESCE((SELECT watermark FROM search_segments WHERE kb_id = ?), 0) LIMIT ?)`,
+  );
+  return kbIds.filter((kbId) => pending.get(kbId, kbId, count)!.n >= count);
+}
+
+/** Every knowledge base not being deleted. */
+export function liveKnowledgeBaseIds(db: Db): string[] {
+  return db.query<{ id: string }, []>("SELECT id FROM knowledge_bases WHERE deleting = 0").all().map((row) => row.id);
+}
+
 /** Forgets the changes and segments of knowledge bases that no longer exist or are being deleted. */
 export function trimDeletedKnowledgeBases(db: Db): void {
   db.query("DELETE FROM search_log WHERE kb_id NOT IN (SELECT id FROM knowledge_bases WHERE deleting = 0)").run();
