@@ -198,6 +198,9 @@ describe("the compiled binary, alone in an empty directory", () => {
     expect(text).toContain(`quarry_build_info{version="${pkg.version}"} 1`);
     expect(text).toContain('quarry_http_requests_total{method="GET",route="/api/health",status="200"} 1');
     expect(text).toMatch(/\nquarry_documents_processed_total\{outcome="ready"\} 2\n/);
+    // The banner says where they are; the token itself is never printed.
+    expect(running.output()).toContain(`  metrics    ${running.url}/metrics (bearer QUARRY_METRICS_TOKEN)`);
+    expect(running.output()).not.toContain(METRICS_TOKEN);
   });
 
   test("`quarry backup` copies the data dir it serves, while it runs", () => {
