@@ -23,7 +23,7 @@ export function lastSeq(db: Db, kbId: string): number {
   return db.query<{ seq: number | null }, [string]>("SELECT MAX(seq) AS seq FROM search_log WHERE kb_id = ?").get(kbId)?.seq ?? 0;
 }
 
-/** The knowledge bases (not being deleted) with at least `count` changes their segment does not hold; reads no further than that. */
+/** Those of `kbIds` with at least `count` logged changes their segment does not hold; reads no further than that. */
 export function withPendingChanges(db: Db, kbIds: string[], count: number): string[] {
   const pending = db.query<{ n: number }, [string, string, number]>(
     `SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_log WHERE kb_id = ?
