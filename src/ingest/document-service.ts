@@ -28,6 +28,7 @@ import { assertDocumentCapacity, assertPagesAvailable, assertTrialActive } from 
 import { notFound, QuarryError } from "../errors.ts";
 import { enqueue } from "./queue.ts";
 import { checkUploadFile, documentName } from "./upload-rules.ts";
+import { isGone } from "../file-errors.ts";
 
 export interface DocumentServiceDeps {
   db: Db;
@@ -192,7 +193,7 @@ export class DocumentService {
       return await this.deps.files.save(kbId, `${id}/${upload}`, storedName, file.data);
     } catch (error) {
       // A delete of the document or knowledge base meanwhile removed the folder being written: 404, not 500.
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") stillThere();
+      if (isGone(error)) stillThere();
       throw error;
     }
   }

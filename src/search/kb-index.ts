@@ -23,6 +23,7 @@ import { KeywordIndex, KeywordSegment, queryTermWeights, type KeywordStats } fro
 import type { SegmentSearcher } from "./segment-searcher.ts";
 import { knowledgeBaseLive } from "../store/knowledge-bases.ts";
 import { nextSearch, type SearchSide } from "./search-order.ts";
+import { isGone } from "../file-errors.ts";
 
 /** Where a published segment is and the last change it holds. */
 type SegmentPlace = Pick<PublishedSegment, "dir" | "watermark">;
@@ -301,11 +302,6 @@ export class KbIndex {
     this.catchUp = undefined;
     for (const resume of this.waiting.splice(0)) resume();
   }
-}
-
-/** Whether opening failed because the segment's files were removed meanwhile. */
-function isGone(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === "ENOENT";
 }
 
 /** A search thread's copy of the segment's list centroids (f32) and their scores (f64), made at its first search. */

@@ -10,6 +10,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { openDatabase } from "./db.ts";
 import { storedFiles } from "./file-sweep.ts";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./files.ts";
+import { isGone } from "../file-errors.ts";
 
 export const DATABASE_FILE = "quarry.db";
 const JWT_SECRET_FILE = "jwt-secret";
@@ -114,7 +115,7 @@ function copyPrivately(from: string, to: string): number | null {
     // A copy-on-write clone where the filesystem offers one (btrfs, XFS), a plain copy elsewhere.
     copyFileSync(from, to, constants.COPYFILE_FICLONE);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT" && !existsSync(from)) return null;
+    if (isGone(error) && !existsSync(from)) return null;
     throw error;
   }
   chmodSync(to, PRIVATE_FILE_MODE);
@@ -142,7 +143,7 @@ function copyTree(from: string, to: string): number {
   try {
     entries = readdirSync(from, { withFileTypes: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new Gone();
+    if (isGone(error)) throw new Gone();
     throw error;
   }
   mkdirSync(to, { recursive: true, mode: PRIVATE_DIR_MODE });

@@ -9,6 +9,7 @@ import { chmodSync, lstatSync, readdirSync, rmdirSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { Db } from "./db.ts";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./files.ts";
+import { isGone } from "../file-errors.ts";
 
 export interface SweepResult {
   removedFiles: number;
@@ -41,7 +42,7 @@ export function sweepFileStore(referenced: Set<string>, dataDir: string, started
     try {
       entries = readdirSync(folder, { withFileTypes: true });
     } catch (error) {
-      if ((error as { code?: string }).code === "ENOENT") return true; // a deletion removed it meanwhile
+      if (isGone(error)) return true; // a deletion removed it meanwhile
       throw error;
     }
     for (const entry of entries) {
@@ -72,7 +73,7 @@ function removedEmpty(path: string): boolean {
     rmdirSync(path);
     return true;
   } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT") return true;
+    if (isGone(error)) return true;
     if ((error as { code?: string }).code === "ENOTEMPTY") return false;
     throw error;
   }
@@ -83,6 +84,6 @@ function ignoreGone(action: () => void): void {
   try {
     action();
   } catch (error) {
-    if ((error as { code?: string }).code !== "ENOENT") throw error;
+    if (!isGone(error)) throw error;
   }
 }
