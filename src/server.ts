@@ -151,7 +151,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         : await createMetrics({
             version: VERSION,
             store: () => storeStats(db),
-            indexes: () => ({ loaded: searchIndexes.loaded, memoryBytes: searchIndexes.memoryBytes, memoryBudgetBytes: config.indexMemoryMb * 1024 * 1024 }),
+            indexes: () => searchIndexes,
           }),
     };
     app = createApp(ctx);

@@ -8,6 +8,7 @@ import type { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PipelineReport } from "../ingest/pipeline.ts";
 import { PROCESSING_STATUSES } from "../store/documents.ts";
 import type { StoreStats } from "../store/stats.ts";
+import type { IndexCache } from "../search/index-cache.ts";
 
 /** Request and search latency, in seconds: 1 ms to 10 s. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -18,7 +19,7 @@ const STEPS = ["parse", "chunk", "embed", "index"] as const;
 export interface MetricsSources {
   version: string;
   store(): StoreStats;
-  indexes(): { loaded: number; memoryBytes: number; memoryBudgetBytes: number };
+  indexes(): Pick<IndexCache, "loaded" | "memoryBytes" | "memoryBudgetBytes">;
 }
 
 type PromClient = typeof import("prom-client");

@@ -114,6 +114,10 @@ export class IndexCache {
     return this.estimatedBytes();
   }
 
+  get memoryBudgetBytes(): number {
+    return this.options.memoryBudgetBytes;
+  }
+
   /** The knowledge base's index, up to date with the database (or catching up, see KbIndex). */
   get(kbId: string): KbIndex {
     let index = this.indexes.get(kbId);
