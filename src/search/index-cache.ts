@@ -7,8 +7,8 @@ import { KbIndex } from "./kb-index.ts";
 import { SegmentBuilds, type SegmentBuilt } from "./segment-builds.ts";
 import type { IndexWorkerSettings } from "./index-worker-protocol.ts";
 import { SegmentSearcher } from "./segment-searcher.ts";
-import { knowledgeBaseLive } from "../store/knowledge-bases.ts";
-import { liveKnowledgeBaseIds, withPendingChanges } from "./index-log.ts";
+import { knowledgeBaseLive, liveKnowledgeBaseIds } from "../store/knowledge-bases.ts";
+import { withPendingChanges } from "./index-log.ts";
 
 export interface IndexCacheOptions {
   db: Db;

@@ -32,11 +32,6 @@ export function withPendingChanges(db: Db, kbIds: string[], count: number): stri
   return kbIds.filter((kbId) => pending.get(kbId, kbId, count)!.n >= count);
 }
 
-/** Every knowledge base not being deleted. */
-export function liveKnowledgeBaseIds(db: Db): string[] {
-  return db.query<{ id: string }, []>("SELECT id FROM knowledge_bases WHERE deleting = 0").all().map((row) => row.id);
-}
-
 /** Forgets the changes and segments of knowledge bases that no longer exist or are being deleted. */
 export function trimDeletedKnowledgeBases(db: Db): void {
   db.query("DELETE FROM search_log WHERE kb_id NOT IN (SELECT id FROM knowledge_bases WHERE deleting = 0)").run();

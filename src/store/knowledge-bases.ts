@@ -42,6 +42,11 @@ export function knowledgeBaseLive(db: Db, kbId: string): boolean {
   return db.query("SELECT 1 FROM knowledge_bases WHERE id = ? AND deleting = 0").get(kbId) !== null;
 }
 
+/** The ids of every knowledge base not being deleted, of all accounts. */
+export function liveKnowledgeBaseIds(db: Db): string[] {
+  return db.query<{ id: string }, []>("SELECT id FROM knowledge_bases WHERE deleting = 0").all().map((row) => row.id);
+}
+
 export function countKnowledgeBases(db: Db, accountId: string): number {
   return db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM knowledge_bases WHERE account_id = ? AND deleting = 0").get(accountId)!.n;
 }
