@@ -61,6 +61,9 @@ function completeOperation(operation: Json, route: RouteInfo): void {
   }
 }
 
+/** The security scheme of GET /api/metrics, whose token belongs to the server, not to an account. */
+export const METRICS_SCHEME = "metricsToken";
+
 /** The generator is imported at the first request for the document: loading it took ~0.15 s of every start. */
 async function buildDocument(app: Elysia, version: string): Promise<Json> {
   const { toOpenAPISchema } = await import("@elysiajs/openapi/openapi");
@@ -76,7 +79,10 @@ async function buildDocument(app: Elysia, version: string): Promise<Json> {
     paths,
     components: {
       ...components,
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API key (qk_…) or dashboard JWT" } },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "API key (qk_…) or dashboard JWT" },
+        [METRICS_SCHEME]: { type: "http", scheme: "bearer", description: "The server's QUARRY_METRICS_TOKEN (GET /api/metrics only; no account credential opens it)" },
+      },
     },
   };
 }

@@ -184,6 +184,10 @@ describe("service endpoints", () => {
     // choices the spec leaves open are stated in the document
     expect(res.body.info.description).toContain("Route not found: <METHOD> <path>");
     expect(res.body.info.description).toContain('["query","limit"]');
+    // the metrics route names its own credential, the server's metrics token, instead of "no security"
+    expect(paths["/api/metrics"].get.security).toEqual([{ metricsToken: [] }]);
+    expect(res.body.components.securitySchemes.metricsToken).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(paths["/api/health"].get.security).toEqual([]);
     const create = paths["/api/v1/knowledge-bases"].post;
     expect(create.requestBody.content["application/json"].schema.properties.name.maxLength).toBe(256);
     expect(create.responses["201"]).toBeDefined();

@@ -7,6 +7,7 @@ import type { AppContext } from "../context.ts";
 import { QuarryError } from "../../errors.ts";
 import { bearerToken } from "../auth.ts";
 import { errorResponses } from "../schemas.ts";
+import { METRICS_SCHEME } from "../openapi.ts";
 
 /** Compared by digest: the time taken says nothing about how much of the token was right. */
 function sameToken(given: string | null, expected: string): boolean {
@@ -45,7 +46,7 @@ export function metricsRoutes(ctx: AppContext) {
           "quarry_build_info. Counters start at 0 when the server starts. Without the token set: 404 NOT_FOUND; a wrong or " +
           "missing token: 401 AUTHENTICATION_ERROR.",
         tags: ["Service"],
-        security: [],
+        security: [{ [METRICS_SCHEME]: [] }],
         responses: {
           200: { description: "Prometheus text exposition format 0.0.4", content: { "text/plain": { schema: { type: "string" } } } },
           ...errorResponses(401, 404),
