@@ -1,10 +1,10 @@
 // Starts Quarry: opens the database, loads the models, starts the background work and the HTTP server.
-import { join } from "node:path";
 import { chmodSync, mkdirSync } from "node:fs";
 import type { Config } from "./config.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { Checkpointer } from "./store/checkpointer.ts";
 import { openDatabase, closeDatabase, type Db } from "./store/db.ts";
+import { databasePathIn } from "./store/database-file.ts";
 import { ensureVectorTable } from "./store/vectors.ts";
 import { VectorPurger } from "./store/vector-purger.ts";
 import { Deletions } from "./store/deletions.ts";
@@ -86,7 +86,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // a data dir owned by another user (a mounted volume): what Quarry creates in it is still private
     console.warn(`quarry: could not make ${config.dataDir} private (0700): ${(error as Error).message}`);
   }
-  const databasePath = join(config.dataDir, "quarry.db");
+  const databasePath = databasePathIn(config.dataDir);
   // The models load (~0.3 s) while the database is opened and checked and the app built here; the CLI
   // starts them sooner.
   const modelsLoading = options.models ?? loadServerModels(config);

@@ -3,9 +3,12 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 
+/** The file in the data dir that keeps a generated secret. */
+export const JWT_SECRET_FILE = "jwt-secret";
+
 export function resolveJwtSecret(configured: string | null, dataDir: string): string {
   if (configured) return configured;
-  const path = join(dataDir, "jwt-secret");
+  const path = join(dataDir, JWT_SECRET_FILE);
   if (existsSync(path)) {
     chmodSync(path, 0o600); // also a file kept by a version that did not restrict it
     return readFileSync(path, "utf8").trim();

@@ -4,6 +4,7 @@
 import { join } from "node:path";
 import { commandArguments, type Config } from "../config.ts";
 import { openDatabase, writeTx, type Db } from "../store/db.ts";
+import { databasePathIn } from "../store/database-file.ts";
 import { findAccountByEmail, findAccountById, listAccounts, type AccountRow } from "../store/accounts.ts";
 import { updateAccountPlan } from "../store/account-plans.ts";
 import { isPlanName, PLAN_NAMES } from "../billing/plans.ts";
@@ -79,7 +80,7 @@ export function accountsCommand(config: Config, argv: string[], now: Date = new 
     throw new CliError(subcommand ? `Unknown accounts command "${subcommand}".\n\n${ACCOUNTS_USAGE}` : ACCOUNTS_USAGE);
   }
   assertDatabaseExists(config.dataDir);
-  const db = openDatabase(join(config.dataDir, "quarry.db"));
+  const db = openDatabase(databasePathIn(config.dataDir));
   try {
     return subcommand === "list" ? listCommand(db, now) : setPlanCommand(db, args[0], args[1], now);
   } finally {

@@ -2,9 +2,9 @@
 // vector table, so a store made with one model can move to another. Prints progress as it goes. Its
 // progress is committed with each batch: an interrupted reindex goes on where it stopped when run again
 // with the same model, and the server refuses to start until it has finished.
-import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { openDatabase, closeDatabase, writeTx } from "../store/db.ts";
+import { databasePathIn } from "../store/database-file.ts";
 import { finishReindex, recordReindexProgress, reindexProgress, resetVectorTable, sameModel, storedEmbeddingModel, moveOlderVectorTable, VECTOR_TABLE } from "../store/vectors.ts";
 import { loadModels } from "../models/load.ts";
 import { resetSearchIndexes } from "../search/index-recovery.ts";
@@ -25,7 +25,7 @@ export async function reindex(config: Config, log: (line: string) => void = cons
 }
 
 async function reembed(config: Config, log: (line: string) => void): Promise<number> {
-  const db = openDatabase(join(config.dataDir, "quarry.db"));
+  const db = openDatabase(databasePathIn(config.dataDir));
   const { embedder, reranker } = await loadModels({
     modelsDir: config.modelsDir,
     embedModel: config.embedModel,

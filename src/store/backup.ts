@@ -8,12 +8,11 @@ import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, copyFileSync, constants, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { openDatabase } from "./db.ts";
+import { DATABASE_FILE, databasePathIn } from "./database-file.ts";
 import { storedFiles } from "./file-sweep.ts";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./files.ts";
 import { isGone } from "../file-errors.ts";
-
-export const DATABASE_FILE = "quarry.db";
-const JWT_SECRET_FILE = "jwt-secret";
+import { JWT_SECRET_FILE } from "../accounts/jwt-secret.ts";
 
 export interface BackupResult {
   /** When the database was read: the backup holds what was committed before. */
@@ -52,7 +51,7 @@ export function backupDataDir(dataDir: string, destination: string): BackupResul
 function copyDataDir(dataDir: string, destination: string): BackupResult {
   const partial = join(destination, `${DATABASE_FILE}.partial`);
   const takenAt = new Date();
-  const live = openDatabase(join(dataDir, DATABASE_FILE), { migrate: false });
+  const live = openDatabase(databasePathIn(dataDir), { migrate: false });
   try {
     live.query("VACUUM INTO ?").run(partial);
   } finally {
@@ -96,7 +95,7 @@ function copyDataDir(dataDir: string, destination: string): BackupResult {
   }
   result.jwtSecret = copyPrivately(join(dataDir, JWT_SECRET_FILE), join(destination, JWT_SECRET_FILE)) !== null;
 
-  renameSync(partial, join(destination, DATABASE_FILE));
+  renameSync(partial, databasePathIn(destination));
   syncFile(destination);
   return result;
 }
