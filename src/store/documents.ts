@@ -10,12 +10,14 @@ export const DOCUMENT_STATUSES = ["pending", "parsing", "chunking", "embedding",
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
 export type ProcessingStatus = Exclude<DocumentStatus, "ready" | "failed">;
-/** Statuses in which the document is queued or being processed. */
-export const PROCESSING_STATUSES: readonly ProcessingStatus[] = ["pending", "parsing", "chunking", "embedding"];
 
-export function isProcessing(status: DocumentStatus): boolean {
+/** Whether a document in `status` is queued or being processed. */
+export function isProcessing(status: DocumentStatus): status is ProcessingStatus {
   return status !== "ready" && status !== "failed";
 }
+
+/** Statuses in which the document is queued or being processed, in pipeline order. */
+export const PROCESSING_STATUSES: readonly ProcessingStatus[] = DOCUMENT_STATUSES.filter(isProcessing);
 
 export interface DocumentRow {
   id: string;
