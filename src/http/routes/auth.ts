@@ -71,7 +71,8 @@ export function authRoutes(ctx: AppContext) {
       detail: {
         summary: "Log in to an existing account",
         description:
-          "Returns a new dashboard JWT (valid 24 h). Wrong email and wrong password give the same 401, after the same password-hash work. Rate-limited per client IP with the other /auth routes, and failed logins per email address: after 10, one more a minute (429 RATE_LIMIT_EXCEEDED with Retry-After, whatever the password), whether the email is registered or not.",
+          "Returns a new dashboard JWT (valid 24 h). Wrong email and wrong password give the same 401, after the same password-hash work. Rate-limited per client IP with the other /auth routes, and failed logins per email address: " +
+          `after ${LOGIN_FAILURE_RATE.burst}, one more every ${Math.round(1 / LOGIN_FAILURE_RATE.perSecond)} s (429 RATE_LIMIT_EXCEEDED with Retry-After, whatever the password), whether the email is registered or not.`,
         tags: ["Accounts"],
         security: [],
         responses: errorResponses(400, 401, 429, 500),
