@@ -21,6 +21,7 @@ import { Ingestion } from "./ingest/ingestion.ts";
 import type { AppContext } from "./http/context.ts";
 import { createApp } from "./http/app.ts";
 import { MAX_BODY_BYTES } from "./http/body.ts";
+import { uncaughtErrorResponse } from "./http/errors.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { MAX_TRACKED_CLIENTS } from "./http/request-gate.ts";
 import { IndexCache } from "./search/index-cache.ts";
@@ -207,12 +208,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // Declared lengths over MAX_BODY_BYTES get our own 400 (http/body.ts) before the body is read, up to
     // Bun's hard cap, which answers a bare 413 before any of our code runs: it bounds what a chunked body
     // (no declared length) can make Bun buffer for a multipart form. reusePort off (Elysia turns it on):
-    // a second Quarry on a port already in use must fail, not silently share the traffic.
+    // a second Quarry on a port already in use must fail, not silently share the traffic. Development mode
+    // off whatever NODE_ENV says: it answers an error that escapes every handler with Bun's debug page.
     app.listen({
       port: config.port,
       hostname: config.host,
       maxRequestBodySize: 2 * MAX_BODY_BYTES,
       reusePort: false,
+      development: false,
+      error: uncaughtErrorResponse,
     });
   } catch (error) {
     await closeBackground();

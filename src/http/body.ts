@@ -5,6 +5,7 @@ import { Elysia } from "elysia";
 import { invalid, validationError, type QuarryError } from "../errors.ts";
 import { requestState } from "./request-state.ts";
 import { MAX_TEXT_LENGTH } from "../ingest/upload-rules.ts";
+import { requestPath } from "./request-path.ts";
 
 /** 50 MB of file plus room for multipart framing and form fields. */
 export const MAX_BODY_BYTES = 51 * 1024 * 1024;
@@ -120,7 +121,7 @@ function nestsDeeperThan(text: string, max: number): boolean {
 export const bodyHandling = new Elysia({ name: "quarry-body" })
   .onRequest(({ request }) => {
     const length = Number(request.headers.get("content-length") ?? 0);
-    const max = maxBodyBytes(new URL(request.url).pathname);
+    const max = maxBodyBytes(requestPath(request));
     if (length > max) throw tooLarge(String(length), max);
   })
   // Errors thrown while parsing would be reported by Elysia as a generic parse failure, so the precise

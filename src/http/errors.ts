@@ -5,6 +5,7 @@ import { QuarryError, validationError } from "../errors.ts";
 import { requestState } from "./request-state.ts";
 import { hasBody } from "./body.ts";
 import { summarize, toIssues } from "./validation.ts";
+import { requestPath } from "./request-path.ts";
 
 export function errorBody(error: QuarryError) {
   return {
@@ -53,7 +54,7 @@ function toQuarryError(code: unknown, error: unknown, request: Request): QuarryE
       );
     }
     case "NOT_FOUND":
-      return new QuarryError("NOT_FOUND", `Route not found: ${request.method} ${new URL(request.url).pathname}`);
+      return new QuarryError("NOT_FOUND", `Route not found: ${request.method} ${requestPath(request)}`);
     default:
       return isOutOfSpace(error)
         ? new QuarryError("INTERNAL_ERROR", "The server is out of disk space; try again once an operator has freed some")
@@ -67,11 +68,20 @@ function isOutOfSpace(error: unknown): boolean {
   return code === "SQLITE_FULL" || code === "ENOSPC" || code === "EDQUOT";
 }
 
+/**
+ * Bun.serve's own error handler, for an error thrown past Elysia's: the envelope with a plain 500, never
+ * Bun's development page, which shows source lines, the stack and the working directory.
+ */
+export function uncaughtErrorResponse(error: Error): Response {
+  console.error("request failed outside the error handler:", error);
+  return Response.json(errorBody(new QuarryError("INTERNAL_ERROR", "Internal server error")), { status: 500 });
+}
+
 export const errorHandler = new Elysia({ name: "quarry-errors" }).onError({ as: "global" }, ({ code, error, request, set }) => {
   const quarryError = toQuarryError(code, error, request);
   const state = requestState(request);
   if (quarryError.code === "INTERNAL_ERROR") {
-    console.error(`[${state.id}] ${request.method} ${new URL(request.url).pathname} failed:`, error);
+    console.error(`[${state.id}] ${request.method} ${requestPath(request)} failed:`, error);
   }
   state.responseSummary.error_code = quarryError.code;
   set.status = quarryError.status;

@@ -8,6 +8,7 @@ import { admit } from "./auth.ts";
 import { enforceRateLimit, type Rate } from "./rate-limit.ts";
 import { clientAddress, clientKey } from "./client-ip.ts";
 import { hasBody } from "./body.ts";
+import { requestPath } from "./request-path.ts";
 
 /** Per client IP (an IPv6 /64): signup, login and key regeneration together. Slows password guessing and email probing. */
 export const AUTH_RATE: Rate = { perSecond: 10, burst: 20 };
@@ -23,7 +24,7 @@ const CLIENT_RATES: [prefix: string, rate: Rate][] = [
 
 export function requestGate(ctx: AppContext) {
   return new Elysia({ name: "quarry-request-gate" }).onRequest(async ({ request, set, server }) => {
-    const path = new URL(request.url).pathname;
+    const path = requestPath(request);
     // Bodyless /v1 requests are admitted by their route, so an unknown route stays a 404.
     if (path.startsWith("/api/v1/")) {
       if (hasBody(request)) await admit(ctx, request, set.headers);

@@ -6,16 +6,12 @@ import { requestState } from "./request-state.ts";
 import { boundedSummary, defaultRequestSummary, defaultResponseSummary } from "./request-summary.ts";
 import { bearerToken } from "./auth.ts";
 import type { RequestLogRecord } from "../store/requests.ts";
+import { requestPath } from "./request-path.ts";
 
 const KB_IN_PATH = /\/knowledge-bases\/(kb_[^/]+)(?:\/|$)/;
 
 function pathOf(request: Request, path: string | undefined): string {
-  if (path) return path;
-  try {
-    return new URL(request.url).pathname;
-  } catch {
-    return "";
-  }
+  return path || requestPath(request);
 }
 
 /** The status actually sent: a returned Response carries its own, otherwise the one set on the context. */

@@ -1,5 +1,6 @@
 // The error envelope for everything that can go wrong at the HTTP edge, and the request id header.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import { signup, startTestServer, type TestServer } from "../helpers/server.ts";
 
 const CONTENT_TYPE_RULE = "must be application/json, or multipart/form-data for document uploads and replacements";
@@ -133,7 +134,43 @@ describe("error envelope", () => {
     }
     expect(ids.size).toBe(4);
   });
+
+  test("a request without a usable Host header (HTTP/1.0 sends none) is answered like any other", async () => {
+    const account = await signup(server);
+    const auth = `Authorization: Bearer ${account.apiKey}\r\n`;
+    const body = JSON.stringify({ name: "over HTTP/1.0" });
+    const created = await rawRequest(`POST /api/v1/knowledge-bases HTTP/1.0\r\n${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    expect(created.status).toBe(201);
+    const kbId = created.body.data.id;
+    expect((await rawRequest(`GET /api/v1/knowledge-bases/${kbId} HTTP/1.0\r\n${auth}\r\n`)).body.data.name).toBe("over HTTP/1.0");
+    const health = await rawRequest("GET /api/health HTTP/1.0\r\n\r\n");
+    expect([health.status, health.body.status]).toEqual([200, "ok"]);
+    for (const host of ["Host: \r\n", "Host: a b\r\n"]) {
+      const listed = await rawRequest(`GET /api/v1/knowledge-bases/${kbId}/documents?limit=1 HTTP/1.1\r\n${host}${auth}Connection: close\r\n\r\n`);
+      expect(listed.body).toEqual({ data: [], meta: { cursor: null, has_more: false } });
+      const missing = await rawRequest(`GET /api/nope HTTP/1.1\r\n${host}Connection: close\r\n\r\n`);
+      expect(missing.status).toBe(404);
+      expect(missing.headers["content-type"]).toStartWith("application/json");
+      expectEnvelope(missing.body, "NOT_FOUND");
+      expect(missing.body.error.message).toBe("Route not found: GET /api/nope");
+    }
+  });
 });
+
+/** Sends `head` as written on its own connection and reads the response until the server closes it. */
+async function rawRequest(head: string): Promise<{ status: number; headers: Record<string, string>; body: any }> {
+  const socket = connect(server.server.port, "127.0.0.1");
+  const chunks: Buffer[] = [];
+  socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const closed = new Promise((resolve, reject) => socket.on("close", resolve).on("error", reject));
+  socket.write(head);
+  await closed;
+  const text = Buffer.concat(chunks).toString("utf8");
+  const end = text.indexOf("\r\n\r\n");
+  const [statusLine, ...lines] = text.slice(0, end).split("\r\n");
+  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+  return { status: Number(statusLine.split(" ")[1]), headers, body: JSON.parse(text.slice(end + 4)) };
+}
 
 describe("a full disk", () => {
   test("a write the database has no room for is INTERNAL_ERROR saying so, and the service carries on once there is room", async () => {
