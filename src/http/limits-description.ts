@@ -68,7 +68,8 @@ ${SUMMARY_LIMITS.itemLength} characters, with \`<field>_total\` giving the full 
 is at most ${SUMMARY_LIMITS.bytes} bytes as JSON, fields being dropped from the end beyond that; a summary that lost items or fields has \`truncated: true\`.
 A request answered 401, or carrying no credential of an account, is recorded without a request summary.
 
-**Rate limits.** Every /v1 request counts against the account's per-second rate (the same bucket whichever credential is used).
+**Rate limits.** Every request to a /v1 endpoint counts against the account's per-second rate (the same bucket whichever credential is used);
+a request without a body to a path or method no endpoint answers is a 404 without a credential check, and counts nothing.
 The algorithm is a token bucket per account: capacity = the plan's requests per second, refilled continuously at that rate.
 A full bucket allows a burst of that many requests at once, then one request per 1/rate seconds; a plan change applies to
 the bucket at once: its capacity becomes the new rate and the requests already spent from it stay spent (an account that just
