@@ -7,8 +7,8 @@ import { CJK_SCRIPTS, DICTIONARY_SCRIPTS } from "../characters.ts";
 // lists), and word runs for sentences too long to fit a chunk. Each unit is counted once, and
 // chunks are packed from units by summing their counts. Rules:
 // - A heading starts a new chunk, unless the chunk so far is under minTokens: small sections
-//   are merged with what follows (a chunk's sectionHeading is the heading in force where it starts, or
-//   the first one in it when it starts before any).
+//   are merged with what follows. A chunk's sectionHeading is the heading of the section that holds most
+//   of its own text (the first of equals); text before a document's first heading has none.
 // - A change of section metadata (another slide or sheet) always starts a new chunk.
 // - Otherwise a chunk grows to targetTokens (never beyond maxTokens). When what is left of its
 //   section fits under maxTokens, it takes that too; else, when it stops inside a paragraph and a
@@ -269,12 +269,27 @@ function toChunk(units: Unit[], own: Unit[], chunkIndex: number): ChunkDraft {
     chunkIndex,
     startPage: pages.length > 0 ? Math.min(...pages) : null,
     endPage: pages.length > 0 ? Math.max(...pages) : null,
-    // Text before a document's first heading has none: a chunk starting there takes the first heading
-    // merged into it, under which most of its text usually is.
-    sectionHeading: first.heading || (own.find((unit) => unit.heading !== "")?.heading ?? ""),
+    sectionHeading: largestSectionHeading(own),
     tokenCount: sumTokens(units),
     metadata: { ...first.meta },
   };
+}
+
+/**
+ * The heading of the section that holds most of `own`'s tokens, the first of equals; "" only when none
+ * of its text is under a heading. Small sections merged into one chunk were all cited under the first
+ * one's heading: an audit found a page's "Who's it for?" and "Our community" cited as "Agents", a
+ * paper's acknowledgments as "6 Conclusion".
+ */
+function largestSectionHeading(own: Unit[]): string {
+  const sections: { heading: string; tokens: number }[] = [];
+  for (const [i, unit] of own.entries()) {
+    if (i === 0 || unit.startsSection) sections.push({ heading: unit.heading, tokens: 0 });
+    sections[sections.length - 1]!.tokens += unit.tokens;
+  }
+  let best = { heading: "", tokens: -1 };
+  for (const section of sections) if (section.heading !== "" && section.tokens > best.tokens) best = section;
+  return best.heading;
 }
 
 function sumTokens(units: Unit[]): number {

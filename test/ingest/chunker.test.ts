@@ -162,6 +162,18 @@ describe("section rules", () => {
     expect(chunks[0]!.text).toContain("\n\nFour\n\ns4p1w0");
   });
 
+  test("a chunk of merged small sections is headed by the one that holds most of its text", () => {
+    const sections: ParsedSection[] = [
+      { text: uniqueProse(1, 1, 15), page: 1, heading: "Agents" },
+      { text: uniqueProse(2, 1, 55), page: 1, heading: "Who it is for" },
+      { text: uniqueProse(3, 2, 10), page: 2, heading: "Community" },
+    ];
+    const chunks = chunkDocument({ pageCount: 2, sections }, countWords, OPTIONS);
+    expect(chunks.map((chunk) => [chunk.sectionHeading, chunk.startPage, chunk.endPage, chunk.text.slice(0, 14)])).toEqual([
+      ["Who it is for", 1, 2, "Agents\n\ns1p1w0"],
+    ]);
+  });
+
   test("a chunk starting in text before the first heading takes the first heading merged into it", () => {
     const sections: ParsedSection[] = [
       { text: "pip install orchard", page: 1, heading: "" },
