@@ -97,6 +97,9 @@ export const SHARED_SAMPLES: DocumentFixture[] = [
     phrases: [
       { text: "A unique feature of human intelligence is the ability to seamlessly combine", page: 1, heading: "1 INTRODUCTION" },
       { text: "We begin with knowledge-intensive reasoning tasks", page: 4, heading: "3 KNOWLEDGE-INTENSIVE REASONING TASKS" },
+      // Compounds broken at a line's end keep their hyphen, and no space after it.
+      { text: "competitive with chain-of-thought reasoning (CoT)", page: 3 },
+      { text: "using PaLM-540B as the base model", page: 5 },
     ],
   },
   { file: "images/image_metadata.png", type: "png", pageCount: 1, ocr: true, phrases: [{ text: "Live Music Performance", page: 1 }] },

@@ -121,14 +121,14 @@ function looksNumbered(block: PdfBlock, lines: number): boolean {
 }
 
 /** A page's blocks in reading order, without a page number printed at its top or bottom. */
-export function linesToBlocks(lines: PdfLine[], bodySize: number): PdfBlock[] {
+export function linesToBlocks(lines: PdfLine[], bodySize: number, hyphenated: ReadonlySet<string>): PdfBlock[] {
   const blocks: PdfBlock[] = [];
   const lineCounts: number[] = [];
   let group: PdfLine[] = [];
 
   const endGroup = () => {
     if (group.length === 0) return;
-    const text = joinLines(group.map((line) => line.text));
+    const text = joinLines(group.map((line) => line.text), hyphenated);
     const heading =
       isLarge(group[0]!, bodySize) && group.length <= HEADING_MAX_LINES && text.length <= HEADING_MAX_CHARS && /\p{L}/u.test(text);
     blocks.push({ kind: heading ? "heading" : "paragraph", text });
@@ -162,13 +162,37 @@ function startsNewBlock(previous: PdfLine, line: PdfLine, bodySize: number): boo
   return drop > previous.size * 1.8 || drop < -previous.size * 0.5;
 }
 
-/** Joins wrapped lines, undoing end-of-line hyphenation ("exam-" + "ple" → "example"). */
-function joinLines(lines: string[]): string {
+/** The hyphenated words written whole on a line somewhere in the document ("prompt-based"), lower-cased. */
+export function hyphenatedWords(pages: PdfLine[][]): Set<string> {
+  const words = new Set<string>();
+  for (const line of pages.flat()) for (const [word] of line.text.matchAll(HYPHENATED_WORD)) words.add(word.toLowerCase());
+  return words;
+}
+
+const HYPHENATED_WORD = /[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+/gu;
+/** The word a line ends in, with its hyphen: "chain-of-" in "… reasoning via chain-of-". */
+const HYPHEN_AT_END = /([\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*)-$/u;
+const WORD_AT_START = /^[\p{L}\p{N}]+/u;
+
+/**
+ * Joins wrapped lines. A line ending in a hyphen goes on without a space: the hyphen is dropped where
+ * it only broke a word ("exam-" + "ple" → "example") and kept in a compound: after a part that has a
+ * hyphen already ("chain-of-" + "thought"), before a capital or a digit ("PaLM-" + "540B"), and where
+ * the document writes the whole compound on one line elsewhere ("prompt-" + "based", with "prompt-based"
+ * in `hyphenated`). All three lost their hyphen or kept a space after it ("chain-ofthought", "PaLM- 540B").
+ */
+function joinLines(lines: string[], hyphenated: ReadonlySet<string>): string {
   let text = "";
   for (const line of lines) {
+    // Only the line's end is looked at: a word longer than that is no compound anyone searches for.
+    const end = text.endsWith("-") ? HYPHEN_AT_END.exec(text.slice(-64)) : null;
     if (text === "") text = line;
-    else if (/\p{L}-$/u.test(text) && /^\p{Ll}/u.test(line)) text = text.slice(0, -1) + line;
-    else text += ` ${line}`;
+    else if (!end || !/^[\p{L}\p{N}]/u.test(line)) text += ` ${line}`;
+    else {
+      const compound = `${end[1]}-${WORD_AT_START.exec(line)![0]}`.toLowerCase();
+      const keepHyphen = end[1]!.includes("-") || !/^\p{Ll}/u.test(line) || hyphenated.has(compound);
+      text = (keepHyphen ? text : text.slice(0, -1)) + line;
+    }
   }
   return cleanLine(text);
 }

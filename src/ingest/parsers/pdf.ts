@@ -2,7 +2,7 @@ import { createCanvas, type Canvas } from "@napi-rs/canvas";
 import { PageOrientation, recognizeText } from "./ocr.ts";
 import { MAX_OCR_PIXELS } from "./ocr-raster.ts";
 import { assertPageLimit } from "./page-limit.ts";
-import { bodyFontSize, linesToBlocks, runsToLines, withoutRunningLines, type PdfLine } from "./pdf-layout.ts";
+import { bodyFontSize, hyphenatedWords, linesToBlocks, runsToLines, withoutRunningLines, type PdfLine } from "./pdf-layout.ts";
 import { openPdf, OPS, type PDFPageProxy } from "./pdfjs.ts";
 import { areaOf, unmappedFonts, visibleCharacters, worthReading, type FontRun } from "./pdf-unmapped-fonts.ts";
 import { SectionCollector } from "./section-collector.ts";
@@ -35,6 +35,7 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
     const pages = read.map((page) => ("lines" in page ? { ...page, lines: keptLines[next++]! } : page));
 
     const bodySize = bodyFontSize(keptLines);
+    const hyphenated = hyphenatedWords(keptLines);
     const collector = new SectionCollector();
     pages.forEach((page, index) => {
       collector.setPage(index + 1);
@@ -42,7 +43,7 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
         for (const paragraph of unwrapParagraphs(page.ocrText)) collector.addParagraph(paragraph);
         return;
       }
-      for (const block of linesToBlocks(page.lines, bodySize)) {
+      for (const block of linesToBlocks(page.lines, bodySize, hyphenated)) {
         if (block.kind === "heading") collector.setHeading(block.text);
         else collector.addParagraph(block.text);
       }
