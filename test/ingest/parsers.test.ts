@@ -164,6 +164,20 @@ describe("pdf running headers and footers", () => {
   });
 });
 
+describe("pdf lines ending in a hyphen", () => {
+  test("a word broken in two is joined; a compound keeps its hyphen", async () => {
+    const pdf = await PDFDocument.create({ updateMetadata: false });
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    const page = pdf.addPage([612, 792]);
+    const lines = ["Growers prefer a prompt-based schedule over a fixed one.", "", "The schedule is prompt-", "based, an exam-", "ple of chain-of-", "thought planning with PaLM-", "540B in the loop."];
+    lines.forEach((line, i) => page.drawText(line, { x: 72, y: 700 - i * 14, size: 11, font }));
+    const doc = await parseDocument("pdf", await pdf.save(), "hyphens.pdf");
+    expect(doc.sections.map((section) => section.text).join("\n")).toContain(
+      "The schedule is prompt-based, an example of chain-of-thought planning with PaLM-540B in the loop.",
+    );
+  });
+});
+
 describe("xlsx tables side by side", () => {
   test("tables parted by an empty column take their own header rows; a spacer column between labels and figures keeps rows whole", async () => {
     const book = XLSX.utils.book_new();
