@@ -48,12 +48,57 @@ interface RouteInfo {
   hooks?: { body?: unknown; detail?: { responses?: Record<string, unknown>; security?: unknown[] } };
 }
 
+/**
+ * A request schema as JSON Schema. zod leaves out the default of a value read from text and converted
+ * (a query parameter's number: its default is the converted value, not the text); it is stated anyway.
+ */
 function toJsonSchema(schema: unknown): Json {
-  return z.toJSONSchema(schema as z.ZodType, { io: "input", unrepresentable: "any" });
+  return z.toJSONSchema(schema as z.ZodType, {
+    io: "input",
+    unrepresentable: "any",
+    override: ({ zodSchema, jsonSchema }) => {
+      const def = zodSchema._zod.def;
+      if (def.type === "default" && jsonSchema.default === undefined) jsonSchema.default = (def as z.core.$ZodDefaultDef).defaultValue;
+    },
+  });
+}
+
+/** The headers responses carry, in `components.headers`; headersOf says which response has which. */
+const HEADERS: Record<string, { description: string; schema: Json }> = {
+  "X-Request-Id": { description: "The id of the request's entry in the request history (req_…)", schema: { type: "string" } },
+  "RateLimit-Limit": { description: "The rate: the bucket's capacity (the account's per-second rate on /v1, the client IP's burst on /auth and /webhooks)", schema: { type: "integer" } },
+  "RateLimit-Remaining": { description: "Whole requests left in the bucket", schema: { type: "integer" } },
+  "RateLimit-Reset": { description: "Seconds until the bucket is full again", schema: { type: "integer" } },
+  "Retry-After": { description: "Whole seconds until a request will be accepted", schema: { type: "integer" } },
+  "WWW-Authenticate": { description: 'Bearer realm="quarry" (realm="quarry-metrics" on /api/metrics)', schema: { type: "string" } },
+};
+
+const RATE_LIMITED_PREFIXES = ["/api/v1/", "/api/auth/", "/api/webhooks/"];
+
+/**
+ * The headers of one response: X-Request-Id on all; the bucket's RateLimit headers on every response of a
+ * rate-limited route except a /v1 401 (no account to count against); Retry-After on a 429; WWW-Authenticate
+ * on the 401 of an operation that takes a bearer credential (`security` not emptied: not login, signup or
+ * the payment webhook, which is signed instead).
+ */
+function headersOf(path: string, status: string, bearer: boolean): string[] {
+  const headers = ["X-Request-Id"];
+  if (RATE_LIMITED_PREFIXES.some((prefix) => path.startsWith(prefix)) && !(status === "401" && path.startsWith("/api/v1/"))) {
+    headers.push("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset");
+  }
+  if (status === "429") headers.push("Retry-After");
+  if (status === "401" && bearer) headers.push("WWW-Authenticate");
+  return headers;
 }
 
 function completeOperation(operation: Json, route: RouteInfo): void {
   operation.responses = { ...(route.hooks?.detail?.responses ?? {}), ...operation.responses };
+  for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
+    // A copy: routes may share one responses object, and their headers differ by path.
+    const bearer = operation.security === undefined || operation.security.length > 0;
+    const headers = Object.fromEntries(headersOf(route.path, status, bearer).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+    operation.responses[status] = { ...response, headers };
+  }
   const body = route.hooks?.body;
   const content = operation.requestBody?.content;
   if (body && content && Object.keys(content).length === 0) {
@@ -79,6 +124,7 @@ async function buildDocument(app: Elysia, version: string): Promise<Json> {
     paths,
     components: {
       ...components,
+      headers: HEADERS,
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "API key (qk_…) or dashboard JWT" },
         [METRICS_SCHEME]: { type: "http", scheme: "bearer", description: "The server's QUARRY_METRICS_TOKEN (GET /api/metrics only; no account credential opens it)" },

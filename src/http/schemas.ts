@@ -28,36 +28,61 @@ export const MetadataInput = passedThrough(
     `keys of at most ${METADATA_LIMITS.keyLength} characters, objects and arrays nested at most ${METADATA_LIMITS.depth} levels`,
 );
 
-export const ErrorEnvelope = z.object({
-  error: z.object({
-    code: z.enum(Object.keys(STATUS_BY_CODE) as [ErrorCode, ...ErrorCode[]]),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).optional(),
-  }),
+const ValidationDetails = z.object({
+  issues: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string() })),
 });
+
+const count = z.number().int().min(0);
+
+/** USAGE_LIMIT_EXCEEDED's details: an allowance or count (billing/usage.ts, store/knowledge-bases.ts), or the search queries'. */
+const UsageLimitDetails = z.union([
+  z
+    .object({ resource: z.enum(["trial", "pages", "documents", "storage", "knowledge_bases"]), limit: count, used: count })
+    .describe("The trial (days), the monthly pages, or the documents, storage bytes or knowledge bases the plan allows"),
+  z
+    .object({ limit: count, current_usage: count, plan: z.string(), requested: count })
+    .describe("The monthly search queries"),
+]);
+
+/** What an error of each status carries in `details`: 400 always its issues, a 429 for an allowance its figures, others none. */
+const DETAILS_BY_STATUS: Record<number, z.ZodType> = { 400: ValidationDetails, 429: UsageLimitDetails.optional() };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "VALIDATION_ERROR: details.issues lists each problem as {path, message}",
   401: "AUTHENTICATION_ERROR: missing or invalid credential",
   404: "NOT_FOUND: '<Resource> not found: <id>'",
   409: "CONFLICT",
-  429: "RATE_LIMIT_EXCEEDED (per-second plan rate) or USAGE_LIMIT_EXCEEDED (plan allowance)",
+  429: "RATE_LIMIT_EXCEEDED (per-second plan rate; no details) or USAGE_LIMIT_EXCEEDED (plan allowance; details as below)",
   500: "INTERNAL_ERROR",
   503: "EXTERNAL_SERVICE_ERROR: the embedding model failed or timed out",
 };
 
-// Typed loosely: OpenAPI typings and JSON Schema typings disagree on details that do not matter here.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const errorSchema: any = z.toJSONSchema(ErrorEnvelope);
+/** An OpenAPI response entry: the error envelope with these codes only, and `details` when given. */
+function errorEntry(description: string, codes: ErrorCode[], details?: z.ZodType) {
+  const envelope = z.object({
+    error: z.object({ code: z.enum(codes as [ErrorCode, ...ErrorCode[]]), message: z.string(), ...(details ? { details } : {}) }),
+  });
+  // Typed loosely: OpenAPI typings and JSON Schema typings disagree on details that do not matter here.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const schema: any = z.toJSONSchema(envelope);
+  return { description, content: { "application/json": { schema } } };
+}
 
 /** OpenAPI `responses` entries for the error statuses a route can return. */
 export function errorResponses(...statuses: number[]) {
   return Object.fromEntries(
-    statuses.map((s) => [
-      String(s),
-      { description: ERROR_DESCRIPTIONS[s] ?? "Error", content: { "application/json": { schema: errorSchema } } },
-    ]),
+    statuses.map((status) => {
+      const codes = (Object.keys(STATUS_BY_CODE) as ErrorCode[]).filter((code) => STATUS_BY_CODE[code] === status);
+      return [String(status), errorEntry(ERROR_DESCRIPTIONS[status] ?? "Error", codes, DETAILS_BY_STATUS[status])];
+    }),
   );
+}
+
+/** errorResponses for the routes that take no API key (/auth, /webhooks): a 429 there is the client IP's rate, never an allowance. */
+export function perClientErrorResponses(...statuses: number[]) {
+  const responses: Record<string, ReturnType<typeof errorEntry>> = errorResponses(...statuses);
+  if (responses["429"]) responses["429"] = errorEntry("RATE_LIMIT_EXCEEDED: the client IP's rate (see Per-client rate limits)", ["RATE_LIMIT_EXCEEDED"]);
+  return responses;
 }
 
 /** The errors every authenticated /v1 route can return. */

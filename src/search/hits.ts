@@ -11,7 +11,7 @@ export interface ChunkHit {
   text: string;
   chunk_index: number;
   start_page: number | null;
-  end_page: number | null;
+  end_page: number;
   section_heading: string;
   document_metadata: string;
 }

@@ -40,7 +40,7 @@ export interface SearchResult {
   document_name: string;
   text: string;
   score: number;
-  metadata?: { chunk_index: number; start_page: number | null; end_page: number | null; section_heading: string };
+  metadata?: { chunk_index: number; start_page: number | null; end_page: number; section_heading: string };
   document_metadata?: Record<string, unknown>;
 }
 

@@ -266,4 +266,43 @@ describe("service endpoints", () => {
       "<strong>Errors.</strong> Send <code>Authorization: Bearer &lt;key&gt;</code> &lt;b&gt;",
     );
   });
+
+  test("the OpenAPI document states each status's error codes and details, and each response's headers, as they are sent", async () => {
+    const { paths, components } = (await server.request("GET", "/openapi.json")).body;
+    const errorOf = (operation: any, status: string) => operation.responses[status].content["application/json"].schema.properties.error;
+    const headersOf = (operation: any, status: string) => Object.keys(operation.responses[status].headers).sort();
+    const search = paths["/api/v1/knowledge-bases/{kb_id}/search"].post;
+    const login = paths["/api/auth/login"].post;
+    const regenerate = paths["/api/auth/api-key/regenerate"].post;
+    expect(errorOf(search, "400").required).toEqual(["code", "message", "details"]);
+    expect(errorOf(search, "400").properties.details.required).toEqual(["issues"]);
+    expect(errorOf(search, "429").properties.code.enum).toEqual(["RATE_LIMIT_EXCEEDED", "USAGE_LIMIT_EXCEEDED"]);
+    expect(errorOf(search, "429").properties.details.anyOf.map((details: any) => details.required)).toEqual([
+      ["resource", "limit", "used"],
+      ["limit", "current_usage", "plan", "requested"],
+    ]);
+    expect(errorOf(search, "401").properties.details).toBeUndefined();
+    // /auth and /webhooks are limited per client IP: no allowance there
+    expect(errorOf(login, "429").properties.code.enum).toEqual(["RATE_LIMIT_EXCEEDED"]);
+    expect(Object.keys(components.headers).sort()).toEqual(["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "WWW-Authenticate", "X-Request-Id"]);
+    const rate = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"];
+    expect(headersOf(search, "200")).toEqual([...rate, "X-Request-Id"]);
+    expect(headersOf(search, "401")).toEqual(["WWW-Authenticate", "X-Request-Id"]);
+    expect(headersOf(search, "429")).toEqual([...rate, "Retry-After", "X-Request-Id"]);
+    expect(headersOf(login, "401")).toEqual([...rate, "X-Request-Id"]);
+    expect(paths["/api/v1/knowledge-bases"].get.parameters.find((p: any) => p.name === "limit").schema.default).toBe(20);
+
+    // What is sent matches (this server runs without plan limits: /v1 sends no RateLimit headers here).
+    const sent = (res: { headers: Headers }) => ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "www-authenticate", "x-request-id"].filter((name) => res.headers.has(name));
+    const unauthenticated = await server.request("POST", "/v1/knowledge-bases/kb_x/search", { body: { query: "x" } });
+    expect([unauthenticated.status, sent(unauthenticated)]).toEqual([401, ["www-authenticate", "x-request-id"]]);
+    const failedLogin = await server.request("POST", "/auth/login", { body: { email: "nobody@example.com", password: "not the password" } });
+    expect([failedLogin.status, sent(failedLogin)]).toEqual([401, ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "x-request-id"]]);
+    // Regeneration reads no body, but a malformed one is refused (documented now)
+    const account = await signup(server);
+    const malformed = await server.request("POST", "/auth/api-key/regenerate", { token: account.token, body: "{bad" });
+    expect(malformed.status).toBe(400);
+    expectEnvelope(malformed.body, "VALIDATION_ERROR");
+    expect(Object.keys(regenerate.responses)).toContain("400");
+  });
 });

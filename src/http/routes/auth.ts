@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticateRequest, invalidCredential } from "../auth.ts";
 import { throwBodyError } from "../body.ts";
-import { dataOf, errorResponses, Timestamp } from "../schemas.ts";
+import { dataOf, perClientErrorResponses, Timestamp } from "../schemas.ts";
 import { refuseIfNotAllowed, type Rate } from "../rate-limit.ts";
 import { QuarryError } from "../../errors.ts";
 import { normalizeEmail } from "../../store/accounts.ts";
@@ -51,7 +51,7 @@ export function authRoutes(ctx: AppContext) {
             "Returns a dashboard JWT (valid 24 h) and the API key, which is shown only this once. /auth/* is rate-limited per client IP (429 RATE_LIMIT_EXCEEDED; see Per-client rate limits).",
           tags: ["Accounts"],
           security: [],
-          responses: errorResponses(400, 409, 429, 500),
+          responses: perClientErrorResponses(400, 409, 429, 500),
         },
       },
     )
@@ -75,7 +75,7 @@ export function authRoutes(ctx: AppContext) {
           `after ${LOGIN_FAILURE_RATE.burst}, one more every ${Math.round(1 / LOGIN_FAILURE_RATE.perSecond)} s (429 RATE_LIMIT_EXCEEDED with Retry-After, whatever the password), whether the email is registered or not.`,
         tags: ["Accounts"],
         security: [],
-        responses: errorResponses(400, 401, 429, 500),
+        responses: perClientErrorResponses(400, 401, 429, 500),
       },
     })
     .post(
@@ -92,9 +92,9 @@ export function authRoutes(ctx: AppContext) {
         detail: {
           summary: "Regenerate the API key",
           description:
-            "Requires the dashboard JWT from signup or login (Authorization: Bearer <token>); no body. An API key, or a missing or invalid token, is 401 AUTHENTICATION_ERROR \"Invalid or missing API key\". The previous key stops working at once; the new one is shown only once.",
+            "Requires the dashboard JWT from signup or login (Authorization: Bearer <token>); no body. An API key, or a missing or invalid token, is 401 AUTHENTICATION_ERROR \"Invalid or missing API key\". The previous key stops working at once; the new one is shown only once. A body, which it does not read, is still checked like any: malformed JSON or another Content-Type is 400 VALIDATION_ERROR, after the credential.",
           tags: ["Accounts"],
-          responses: errorResponses(401, 429, 500),
+          responses: perClientErrorResponses(400, 401, 429, 500),
         },
       },
     );

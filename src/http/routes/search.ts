@@ -70,7 +70,7 @@ const ResultSchema = z.object({
     .object({
       chunk_index: z.number().int(),
       start_page: z.number().int().nullable(),
-      end_page: z.number().int().nullable(),
+      end_page: z.number().int().describe("1 for text-only documents"),
       section_heading: z.string(),
     })
     .optional(),

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { requestState } from "../request-state.ts";
 import { maxBodyBytes, readBytes } from "../body.ts";
-import { errorResponses } from "../schemas.ts";
+import { perClientErrorResponses } from "../schemas.ts";
 import { parseWith } from "../validation.ts";
 import { validationError } from "../../errors.ts";
 import { WebhookVerifier } from "../../billing/webhook-signature.ts";
@@ -121,7 +121,7 @@ export function webhookRoutes(ctx: AppContext) {
           required: true,
           schema: { type: "string" as const },
         })),
-        responses: errorResponses(400, 401, 429, 500),
+        responses: perClientErrorResponses(400, 401, 429, 500),
       },
     },
   );
