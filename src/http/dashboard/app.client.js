@@ -3,6 +3,8 @@
 
 const TOKEN_KEY = "quarry.dashboard.token";
 const ACCOUNT_KEY = "quarry.dashboard.account";
+/** The sign-in page's notice, kept across the page load that signing out makes. */
+const NOTICE_KEY = "quarry.dashboard.notice";
 const PROCESSING = ["pending", "parsing", "chunking", "embedding"];
 const POLL_MS = 2000;
 const PAGE_SIZE = 20;
@@ -128,8 +130,8 @@ function showError(box, error) {
   box.hidden = !error;
 }
 
-/** Checks that a text field holds a JSON object (blank means none). */
-function parseJsonObject(text, label) {
+/** Checks that a text field holds a JSON object (blank means none); `example` is shown when it does not. */
+function parseJsonObject(text, label, example = '{"key": "value"}') {
   if (!text || !text.trim()) return undefined;
   let value;
   try {
@@ -138,7 +140,7 @@ function parseJsonObject(text, label) {
     throw localError(`${label} is not valid JSON (${error.message}).`);
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw localError(`${label} must be a JSON object, like {"key": "value"}.`);
+    throw localError(`${label} must be a JSON object, like ${example}.`);
   }
   return value;
 }
@@ -394,6 +396,7 @@ byId("tab-signin").parentElement.addEventListener("keydown", (event) => {
 });
 
 onSubmit(byId("signin-form"), async (data, form) => {
+  byId("auth-notice").hidden = true;
   const { data: result } = await api("POST", "/auth/login", {
     auth: false,
     body: { email: data.get("email"), password: data.get("password") },
@@ -404,6 +407,7 @@ onSubmit(byId("signin-form"), async (data, form) => {
 });
 
 onSubmit(byId("signup-form"), async (data, form) => {
+  byId("auth-notice").hidden = true;
   const body = { email: data.get("email"), password: data.get("password") };
   if (data.get("name").trim()) body.name = data.get("name").trim();
   const { data: result } = await api("POST", "/auth/signup", { auth: false, body });
@@ -413,12 +417,23 @@ onSubmit(byId("signup-form"), async (data, form) => {
   showApiKey(result.api_key);
 });
 
+/**
+ * Signs out by loading the page afresh, without the account's page in the URL: nothing of it (views, open
+ * forms and their errors, usage figures) stays on screen for whoever signs in next in this tab.
+ */
 function signOut(notice) {
   visit++;
   stopPolling();
   session.clear();
-  selectAuthTab(false);
-  showAuth(notice);
+  sessionStorage.setItem(NOTICE_KEY, notice);
+  location.replace(location.pathname);
+}
+
+/** The notice signOut left for the sign-in page, once. */
+function takeNotice() {
+  const notice = sessionStorage.getItem(NOTICE_KEY);
+  sessionStorage.removeItem(NOTICE_KEY);
+  return notice ?? undefined;
 }
 
 byId("sign-out").addEventListener("click", () => signOut("You have signed out."));
@@ -742,7 +757,7 @@ onSubmit(searchForm, async (data) => {
   }
   const keywordQuery = data.get("keyword_query");
   if (keywordQuery && keywordQuery.trim()) body.keyword_query = keywordQuery;
-  const filter = parseJsonObject(data.get("filter"), "Filter");
+  const filter = parseJsonObject(data.get("filter"), "Filter", '{"team": {"$eq": "support"}}');
   if (filter) body.filter = filter;
   const started = performance.now();
   const { data: result } = await api("POST", `/v1/knowledge-bases/${kbId}/search`, { body });
@@ -1045,7 +1060,7 @@ const ROUTES = [
 function route() {
   visit++;
   stopPolling();
-  if (!session.token()) return showAuth();
+  if (!session.token()) return showAuth(takeNotice());
   byId("auth-view").hidden = true;
   byId("app-view").hidden = false;
   byId("account-email").textContent = session.account()?.email ?? "";
