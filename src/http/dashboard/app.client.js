@@ -593,6 +593,7 @@ async function showKnowledgeBase(kbId, tab) {
     for (const id of ["kb-name", "kb-crumb", "kb-description", "kb-count"]) byId(id).textContent = "";
     byId("kb-id").textContent = kbId;
     byId("doc-status").value = "";
+    showDocumentsFilter();
     byId("search-output").hidden = true;
     byId("upload-progress").textContent = "";
     kbEditForm.hidden = true;
@@ -653,7 +654,16 @@ onSubmit(kbEditForm, async (data) => {
   await loadKnowledgeBaseHeader(visit);
 });
 
-byId("doc-status").addEventListener("change", () => documents.reload().then(watchDocuments));
+/** The empty list's text: a status filter that matches nothing is not an empty knowledge base. */
+function showDocumentsFilter() {
+  const status = byId("doc-status").value;
+  byId("doc-empty").textContent = status ? `No document is ${status}.` : "No documents here yet. Upload a file or add some text.";
+}
+
+byId("doc-status").addEventListener("change", () => {
+  showDocumentsFilter();
+  documents.reload().then(watchDocuments);
+});
 
 /** After an upload, a new text or a deletion: the list, the document count and live polling. */
 async function documentsChanged() {
@@ -852,6 +862,7 @@ function renderDocument(doc) {
   }
   byId("doc-name").textContent = doc.name;
   byId("doc-crumb").textContent = doc.name;
+  byId("chunk-empty").textContent = doc.status === "failed" ? "No chunks: processing failed (see the error above)." : "No chunks yet.";
   document.title = `${doc.name} · Quarry`;
   renderFacts(byId("doc-facts"), [
     ["Status", statusBadge(doc.status)],
