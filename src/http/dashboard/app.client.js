@@ -112,14 +112,11 @@ function errorBlock(error) {
     error.message || "Something went wrong.",
     error.code ? [" ", h("span", { class: "code" }, error.code)] : null,
   );
+  // A single problem is usually the message itself; list the issues only when they add something. Other
+  // details (a plan limit's figures) are in the message already.
   const issues = error.details?.issues;
-  if (Array.isArray(issues)) {
-    // A single problem is usually the message itself; list the issues only when they add something.
-    if (!issues.every((issue) => error.message?.includes(issue.message))) {
-      block.append(h("ul", {}, issues.map((issue) => h("li", {}, `${issue.path?.length ? `${issue.path.join(".")}: ` : ""}${issue.message}`))));
-    }
-  } else if (!isEmptyObject(error.details)) {
-    block.append(h("pre", {}, JSON.stringify(error.details, null, 2)));
+  if (Array.isArray(issues) && !issues.every((issue) => error.message?.includes(issue.message))) {
+    block.append(h("ul", {}, issues.map((issue) => h("li", {}, `${issue.path?.length ? `${issue.path.join(".")}: ` : ""}${issue.message}`))));
   }
   return block;
 }
