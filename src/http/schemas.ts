@@ -1,5 +1,6 @@
 // Shared request/response schemas (zod): they validate requests and generate the OpenAPI document.
 import { z } from "zod";
+import "./zod-messages.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../store/pagination.ts";
 import { STATUS_BY_CODE, type ErrorCode } from "../errors.ts";
 import { METADATA_LIMITS, metadataIssues } from "../store/metadata-limits.ts";
