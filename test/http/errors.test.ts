@@ -119,6 +119,22 @@ describe("error envelope", () => {
     expect(res.body.error.details.issues).toEqual([{ path: ["metadata"], message: expect.any(String) }]);
   });
 
+  test("validation messages say what is wanted in plain words", async () => {
+    const account = await signup(server);
+    const issuesOf = async (path: string, body: unknown) => (await server.request("POST", path, { token: account.apiKey, body })).body.error.details.issues;
+    expect(await issuesOf("/auth/signup", { email: "plain@example.com", password: "short" })).toEqual([{ path: ["password"], message: "must be at least 8 characters" }]);
+    expect(await issuesOf("/v1/knowledge-bases", { name: "" })).toEqual([{ path: ["name"], message: "must not be empty" }]);
+    expect(await issuesOf("/v1/knowledge-bases", { description: "x" })).toEqual([{ path: ["name"], message: "is required" }]);
+    expect(await issuesOf("/v1/knowledge-bases", { name: 5 })).toEqual([{ path: ["name"], message: "must be a string, not a number" }]);
+    const kb = (await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "messages" } })).body.data;
+    expect(await issuesOf(`/v1/knowledge-bases/${kb.id}/search`, { query: "x", top_k: 2.5, mode: "fast", alpha: 2, rerank: "yes" })).toEqual([
+      { path: ["top_k"], message: "must be a whole number" },
+      { path: ["rerank"], message: "must be true or false, not a string" },
+      { path: ["mode"], message: 'must be one of "vector", "keyword", "hybrid"' },
+      { path: ["alpha"], message: "must be at most 1" },
+    ]);
+  });
+
   test("every response carries a unique X-Request-Id", async () => {
     const account = await signup(server);
     const ids = new Set<string>();
