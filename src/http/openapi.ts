@@ -35,6 +35,10 @@ processing at once; nothing of it is indexed.
 
 **Pagination.** Lists return \`{data, meta:{cursor, has_more}}\`; pass \`cursor\` to get the next page. Default page size 20, maximum 100. A cursor is valid only for the list that returned it: a malformed one, or one from another list (of another kind, or of another knowledge base, document or account), is a 400 VALIDATION_ERROR at \`query.cursor\`.
 
+**Null in request bodies.** An optional field sent as null means the same as leaving it out: a new knowledge base's description
+and metadata, raw text's name and metadata, a search's filter, score_threshold and keyword_query. In PATCH /v1/knowledge-bases/{kb_id}
+null clears the description; name and metadata cannot be null there, nor a document's metadata in its PATCH.
+
 **Request ids.** Every response carries \`X-Request-Id\`, the id of its entry in the request history.
 
 ${LIMITS_DESCRIPTION}`;

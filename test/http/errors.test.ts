@@ -135,6 +135,19 @@ describe("error envelope", () => {
     ]);
   });
 
+  test("null for an optional field of a new knowledge base or text means absent", async () => {
+    const account = await signup(server);
+    const kb = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "nulls", description: null, metadata: null } });
+    expect([kb.status, kb.body.data.description, kb.body.data.metadata]).toEqual([201, null, {}]);
+    const text = await server.request("POST", `/v1/knowledge-bases/${kb.body.data.id}/documents/text`, { token: account.apiKey, body: { text: "Null means absent.", name: null, metadata: null } });
+    expect(text.status).toBe(202);
+    expect(text.body.data.name).toBe(`text-${text.body.data.created_at}.txt`);
+    expect(text.body.data.metadata).toEqual({});
+    // a PATCH is different: null clears the description, and metadata cannot be null
+    const patched = await server.request("PATCH", `/v1/knowledge-bases/${kb.body.data.id}`, { token: account.apiKey, body: { metadata: null } });
+    expect([patched.status, patched.body.error.details.issues[0].path]).toEqual([400, ["metadata"]]);
+  });
+
   test("every response carries a unique X-Request-Id", async () => {
     const account = await signup(server);
     const ids = new Set<string>();

@@ -67,8 +67,8 @@ const UploadBody = z.object(
 
 const TextBody = z.object({
   text: z.string().min(1).max(MAX_TEXT_LENGTH),
-  name: z.string().min(1).max(MAX_NAME_LENGTH).optional().describe("Default text-<created_at as ISO timestamp>.txt"),
-  metadata: MetadataInput.optional(),
+  name: z.string().min(1).max(MAX_NAME_LENGTH).nullish().describe("Absent or null: text-<created_at as ISO timestamp>.txt"),
+  metadata: MetadataInput.nullish(),
 });
 
 const PatchBody = z.object({ metadata: MetadataInput.describe(`Replaces the existing metadata. ${MetadataInput.description}`) });
@@ -154,7 +154,8 @@ export function documentRoutes(ctx: AppContext) {
           text_length: body.text.length,
           metadata_keys: Object.keys(body.metadata ?? {}),
         };
-        return accepted(request, set, await documents.addText(principal.account, params.kb_id, body));
+        const { text, name, metadata } = body;
+        return accepted(request, set, await documents.addText(principal.account, params.kb_id, { text, name: name ?? undefined, metadata: metadata ?? undefined }));
       },
       {
         params: KbParams,

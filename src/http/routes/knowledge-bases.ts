@@ -22,7 +22,7 @@ export const KnowledgeBaseSchema = z.object({
 const CreateBody = z.object({
   name: z.string().min(1).max(256),
   description: z.string().max(1024).nullish(),
-  metadata: MetadataInput.optional(),
+  metadata: MetadataInput.nullish(),
 });
 
 const PatchBody = z.object({
