@@ -12,6 +12,7 @@ import { FileStore } from "./store/files.ts";
 import { sweepFilesInBackground, type BackgroundFileSweep } from "./store/background-file-sweep.ts";
 import type { SweepResult } from "./store/file-sweep.ts";
 import { lockDataDir } from "./store/data-dir-lock.ts";
+import { removeOtherRuntimes } from "./runtime/index.ts";
 import { AccountService } from "./accounts/service.ts";
 import { JwtIssuer } from "./accounts/jwt.ts";
 import { resolveJwtSecret } from "./accounts/jwt-secret.ts";
@@ -100,6 +101,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let db: Db;
   try {
     releaseDataDir = lockDataDir(config.dataDir);
+    await removeOtherRuntimes(config.dataDir);
     // The search threads load their modules (~0.2 s of CPU each) while the models load too. Started just
     // before listening (with the index cache), they took the cores from the first requests: at 1M chunks
     // the first /api/health after a start took 24-65 ms, 18-34 ms with them started here.

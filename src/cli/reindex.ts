@@ -9,6 +9,7 @@ import { finishReindex, recordReindexProgress, reindexProgress, resetVectorTable
 import { loadModels } from "../models/load.ts";
 import { resetSearchIndexes } from "../search/index-recovery.ts";
 import { lockDataDir } from "../store/data-dir-lock.ts";
+import { removeOtherRuntimes } from "../runtime/index.ts";
 import { assertDatabaseExists } from "./existing-database.ts";
 
 const BATCH = 64;
@@ -18,6 +19,7 @@ export async function reindex(config: Config, log: (line: string) => void = cons
   assertDatabaseExists(config.dataDir);
   const releaseDataDir = lockDataDir(config.dataDir);
   try {
+    await removeOtherRuntimes(config.dataDir);
     return await reembed(config, log);
   } finally {
     releaseDataDir();

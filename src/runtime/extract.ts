@@ -47,12 +47,19 @@ export async function extractEmbeddedRuntime(dataDir: string): Promise<string> {
     // Another process unpacked the same build first: use its copy.
     if (!existsSync(target)) throw error;
   }
-  removeOtherBuilds(root, id);
   return target;
 }
 
-/** Frees the space of earlier builds' files and of unpackings abandoned by a crash. */
-function removeOtherBuilds(root: string, currentId: string): void {
+/**
+ * Frees the space of other builds' files and of unpackings abandoned by a crash. Only for a process that
+ * holds the data dir (serve, reindex): another build's server may be running on it, and a command run
+ * beside it (accounts, backup, a refused second serve) took its libraries away mid-run.
+ */
+export async function removeOtherBuilds(dataDir: string): Promise<void> {
+  const buildInfo = embeddedRuntimeFiles().get(BUILD_INFO_FILE);
+  const root = join(dataDir, ".runtime");
+  if (!buildInfo || !existsSync(root)) return;
+  const { id: currentId } = (await buildInfo.json()) as { id: string };
   for (const name of readdirSync(root)) {
     if (name === currentId) continue;
     const path = join(root, name);

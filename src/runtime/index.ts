@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { setVectorExtensionPath } from "../store/vector-extension.ts";
 import { setBuiltInModelsDir } from "../models/load.ts";
-import { extractEmbeddedRuntime } from "./extract.ts";
+import { extractEmbeddedRuntime, removeOtherBuilds } from "./extract.ts";
 import { MODELS_DIR, RUNTIME_DIR_ENV, VECTOR_EXTENSION_FILE } from "./layout.ts";
 
 export async function prepareRuntime(dataDir: string): Promise<void> {
@@ -15,4 +15,9 @@ export async function prepareRuntime(dataDir: string): Promise<void> {
   process.env[RUNTIME_DIR_ENV] = dir;
   setVectorExtensionPath(join(dir, VECTOR_EXTENSION_FILE));
   setBuiltInModelsDir(join(dir, MODELS_DIR));
+}
+
+/** Removes other builds' unpacked files; call only while holding the data dir (store/data-dir-lock.ts). */
+export async function removeOtherRuntimes(dataDir: string): Promise<void> {
+  if (Bun.isStandaloneExecutable) await removeOtherBuilds(dataDir);
 }

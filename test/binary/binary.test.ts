@@ -3,7 +3,7 @@
 // and driven over HTTP like a user would: health, signup, knowledge base, a text document and a
 // scanned PDF (pdfjs, Skia and Tesseract inside the binary) through the ingestion worker, shutdown.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { request, serverAt, signup, waitForDocument } from "../helpers/server.ts";
@@ -85,6 +85,8 @@ async function stop(running: RunningBinary): Promise<number> {
 }
 
 const METRICS_TOKEN = "binary-metrics-0123456789";
+/** The folder another build of the same version would unpack into. */
+const OTHER_BUILD = `${pkg.version}-0000000000000000`;
 let workDir: string;
 let dataDir: string;
 let running: RunningBinary;
@@ -204,6 +206,9 @@ describe("the compiled binary, alone in an empty directory", () => {
   });
 
   test("`quarry backup` copies the data dir it serves, while it runs", () => {
+    // Another build's unpacked files, as an upgrade leaves them: a command run beside a server leaves them
+    // alone (that server may be the other build); the next start, holding the data dir, removes them.
+    mkdirSync(join(dataDir, ".runtime", OTHER_BUILD, "lib"), { recursive: true });
     const run = Bun.spawnSync([join(workDir, "quarry"), "backup", join(workDir, "backup")], {
       cwd: workDir,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: workDir, QUARRY_DATA_DIR: dataDir },
@@ -212,6 +217,7 @@ describe("the compiled binary, alone in an empty directory", () => {
     expect(run.exitCode).toBe(0);
     expect(run.stdout.toString()).toMatch(/\n {2}files {5}2 files \(/);
     expect(existsSync(join(workDir, "backup", "quarry.db"))).toBe(true);
+    expect(existsSync(join(dataDir, ".runtime", OTHER_BUILD, "lib"))).toBe(true);
   });
 
   test("`quarry --version` prints the version and exits", () => {
@@ -225,13 +231,13 @@ describe("the compiled binary, alone in an empty directory", () => {
     expect(running.output()).toContain("Stopped cleanly.");
   }, 60_000);
 
-  test("a second start reuses the unpacked files and the data", async () => {
-    const before = readdirSync(join(dataDir, ".runtime")).map((name) => [name, statSync(join(dataDir, ".runtime", name)).mtimeMs]);
+  test("a second start reuses the unpacked files and the data, and removes another build's", async () => {
+    const builds = () => readdirSync(join(dataDir, ".runtime")).map((name) => [name, statSync(join(dataDir, ".runtime", name)).mtimeMs]);
+    const before = builds().filter(([name]) => name !== OTHER_BUILD);
     running = await startBinary(workDir);
     const health = await request(running.url, "GET", "/health");
     expect(health.status).toBe(200);
-    const after = readdirSync(join(dataDir, ".runtime")).map((name) => [name, statSync(join(dataDir, ".runtime", name)).mtimeMs]);
-    expect(after).toEqual(before);
+    expect(builds()).toEqual(before);
     expect(await stop(running)).toBe(0);
   }, 120_000);
 });
