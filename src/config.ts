@@ -124,6 +124,11 @@ function positiveInt(name: string, raw: string, max?: number): number {
 
 /** More ingestion workers than this would only queue parser processes of up to QUARRY_PARSE_MEMORY_MB each. */
 const MAX_WORKERS = 64;
+/**
+ * Ten minutes. Timers take at most 2^31-1 ms: past that Bun fired the deadline at once (with a
+ * TimeoutOverflowWarning on every search), so every rerank was abandoned.
+ */
+const MAX_RERANK_TIMEOUT_MS = 600_000;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env, argv: string[] = []): Config {
   const get = (key: keyof typeof OPTIONS) => {
@@ -160,7 +165,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     modelsDir: resolve(get("modelsDir") ?? "./models"),
     embedModel: get("embedModel") ?? "use-lite",
     rerankModel: get("rerankModel") ?? null,
-    rerankTimeoutMs: positiveInt("QUARRY_RERANK_TIMEOUT_MS", get("rerankTimeoutMs") ?? "2000"),
+    rerankTimeoutMs: positiveInt("QUARRY_RERANK_TIMEOUT_MS", get("rerankTimeoutMs") ?? "2000", MAX_RERANK_TIMEOUT_MS),
     workers: positiveInt("QUARRY_WORKERS", get("workers") ?? String(Math.min(cpuCount(), MAX_WORKERS)), MAX_WORKERS),
     limitsEnabled: limits === "on",
     parseMemoryMb: positiveInt("QUARRY_PARSE_MEMORY_MB", get("parseMemoryMb") ?? String(DEFAULT_PARSE_MEMORY_MB)),

@@ -238,6 +238,7 @@ describe("configuration", () => {
       [{ QUARRY_WORKERS: "0" }, 'QUARRY_WORKERS must be a whole number from 1 to 64, got "0"'],
       [{ QUARRY_PARSE_MEMORY_MB: "1.5" }, 'QUARRY_PARSE_MEMORY_MB must be a whole number 1 or more, got "1.5"'],
       [{ QUARRY_QUERY_CACHE_ENTRIES: "-1" }, 'QUARRY_QUERY_CACHE_ENTRIES must be a whole number 0 or more, got "-1"'],
+      [{ QUARRY_RERANK_TIMEOUT_MS: "3000000000" }, 'QUARRY_RERANK_TIMEOUT_MS must be a whole number from 1 to 600000, got "3000000000"'],
     ];
     for (const [env, message] of refused) expect(() => loadConfig(env)).toThrow(message);
     const dataDir = mkdtempSync(join(tmpdir(), "quarry-config-"));
