@@ -159,9 +159,23 @@ export class ParseProcess {
       return new ParseError(`Parsing took longer than ${Math.round(this.options.timeoutMs / 60_000)} minutes and was stopped`);
     }
     if (typeof reason === "object") return reason.aborted;
-    const how = child.proc.signalCode ? `signal ${child.proc.signalCode}` : `exit code ${child.proc.exitCode}`;
+    const signal = child.proc.signalCode;
+    if (typeof signal === "string" && EXTERNAL_KILLS.has(signal)) return new ParserKilled(`The parser was stopped by ${signal} from outside Quarry`);
+    const how = signal ? `signal ${signal}` : `exit code ${child.proc.exitCode}`;
     return new ParseError(`The parser stopped unexpectedly (${how}); the file may be malformed`);
   }
+}
+
+/**
+ * Signals that stop a parser from outside, which Quarry did not send (it kills only for memory, time,
+ * cancellation or its own stop): the kernel's out-of-memory killer, an operator. The file is not at fault,
+ * so the document is processed again (up to the attempts a crashed worker gets) instead of failing as
+ * malformed; a parser that crashes on its own (SIGSEGV, SIGABRT, an exit code) still fails it.
+ */
+const EXTERNAL_KILLS = new Set<string>(["SIGKILL", "SIGTERM", "SIGINT", "SIGHUP"]);
+
+export class ParserKilled extends Error {
+  override name = "ParserKilled";
 }
 
 /** The process's resident memory in MiB, or null when it cannot be read (gone, or no /proc). */

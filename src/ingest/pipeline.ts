@@ -11,6 +11,7 @@ import { findDocumentRow, transitionStatus, type DocumentStatus } from "../store
 import type { NewChunk } from "../store/chunks.ts";
 import { assertPageLimit, ParseError, type ParsedDocument } from "./parsers/index.ts";
 import { chunkDocument } from "./chunker.ts";
+import { ParserKilled } from "./parse-process.ts";
 import { assertDocumentPagesFit, completeDocument, failDocumentInSlices, pageAllowance } from "./indexer.ts";
 import type { PageAllowance } from "./parsers/page-limit.ts";
 
@@ -107,7 +108,7 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
   } catch (error) {
     if (error instanceof Dropped) return report;
     if (error instanceof Cancelled) return { ...report, outcome: "cancelled" };
-    if (error instanceof Interrupted) throw error;
+    if (error instanceof Interrupted || error instanceof ParserKilled) throw error;
     const detail = failureMessage(error);
     // A document deleted meanwhile (its file gone mid-read, say) is dropped without a word.
     const pageCount = error instanceof ParseError ? error.pageCount : null;

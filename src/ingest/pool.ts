@@ -160,6 +160,10 @@ export class WorkerPool<Result> {
       case "interrupted":
         this.release(slot, (id) => this.options.source.abandoned(id));
         return;
+      case "crashed":
+        this.release(slot, (id) => this.options.source.crashed(id, message.reason, true));
+        this.dispatch();
+        return;
       case "init-failed":
         this.log(`Ingestion worker could not start: ${message.error}`);
         return;

@@ -20,6 +20,8 @@ export type FromWorker<Result> =
   | { type: "done"; result: Result }
   /** The job was abandoned because the worker is stopping; it must run again later. */
   | { type: "interrupted" }
+  /** The job's parser was killed from outside (parse-process.ts ParserKilled): run it again, as after a crash. */
+  | { type: "crashed"; reason: string }
   | { type: "delegate"; requestId: number; task: unknown }
   /** null when the task failed. */
   | { type: "task-done"; result: unknown }

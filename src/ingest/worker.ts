@@ -9,7 +9,7 @@ import { prepareRuntime } from "../runtime/index.ts";
 import { runInBackground } from "../background-priority.ts";
 import type { Embedder } from "../models/types.ts";
 import { Cancelled, Interrupted, processDocument } from "./pipeline.ts";
-import { ParseProcess } from "./parse-process.ts";
+import { ParseProcess, ParserKilled } from "./parse-process.ts";
 import type { FromWorker, ToWorker } from "./worker-protocol.ts";
 
 declare const self: Worker;
@@ -92,8 +92,9 @@ async function runJob(id: string, payload: JobPayload): Promise<void> {
     );
     post({ type: "done", result });
   } catch (error) {
-    if (!(error instanceof Interrupted)) throw error; // the pool sees the crash and retries the job
-    post({ type: "interrupted" });
+    if (error instanceof ParserKilled) post({ type: "crashed", reason: error.message });
+    else if (error instanceof Interrupted) post({ type: "interrupted" });
+    else throw error; // the pool sees the crash and retries the job
   } finally {
     current = null;
     if (stopRequested) await shutdown();
