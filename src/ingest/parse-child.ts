@@ -14,6 +14,10 @@ export function runParseChild(): void {
   console.log = console.info = console.debug = () => {};
   // The worker is gone (the server stopped or was killed): nothing will read the results.
   process.on("disconnect", () => process.exit(0));
+  // Ctrl-C in a terminal signals the whole process group: it is for the server, whose graceful stop ends
+  // this process itself once the document in hand is given back. Killed by it here, the document counted
+  // an attempt (parse-process.ts ParserKilled).
+  process.on("SIGINT", () => {});
   process.on("message", async (request: ParseRequest) => {
     try {
       const buffer = readFileSync(request.path);

@@ -160,7 +160,7 @@ export class ParseProcess {
     }
     if (typeof reason === "object") return reason.aborted;
     const signal = child.proc.signalCode;
-    if (typeof signal === "string" && EXTERNAL_KILLS.has(signal)) return new ParserKilled(`The parser was stopped by ${signal} from outside Quarry`);
+    if (reason === undefined && typeof signal === "string" && EXTERNAL_KILLS.has(signal)) return new ParserKilled(`The parser was stopped by ${signal} from outside Quarry`);
     const how = signal ? `signal ${signal}` : `exit code ${child.proc.exitCode}`;
     return new ParseError(`The parser stopped unexpectedly (${how}); the file may be malformed`);
   }
