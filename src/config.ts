@@ -33,28 +33,35 @@ export interface Config {
 }
 
 /** Each option: environment variable, CLI flag, and how to read it. */
+/**
+ * Every setting: its environment variable, its flag, what `quarry --help` says of it, and its default
+ * (`value`, which loadConfig reads, or `help` saying what happens when it is not set).
+ */
 const OPTIONS = {
-  port: { env: "PORT", flag: "--port" },
-  host: { env: "QUARRY_HOST", flag: "--host" },
-  dataDir: { env: "QUARRY_DATA_DIR", flag: "--data-dir" },
-  jwtSecret: { env: "QUARRY_JWT_SECRET", flag: "--jwt-secret" },
-  webhookSecret: { env: "QUARRY_WEBHOOK_SECRET", flag: "--webhook-secret" },
-  modelsDir: { env: "QUARRY_MODELS_DIR", flag: "--models-dir" },
-  embedModel: { env: "QUARRY_EMBED_MODEL", flag: "--embed-model" },
-  rerankModel: { env: "QUARRY_RERANK_MODEL", flag: "--rerank-model" },
-  rerankTimeoutMs: { env: "QUARRY_RERANK_TIMEOUT_MS", flag: "--rerank-timeout-ms" },
-  workers: { env: "QUARRY_WORKERS", flag: "--workers" },
-  limits: { env: "QUARRY_LIMITS", flag: "--limits" },
-  parseMemoryMb: { env: "QUARRY_PARSE_MEMORY_MB", flag: "--parse-memory-mb" },
-  trustProxy: { env: "QUARRY_TRUST_PROXY", flag: "--trust-proxy" },
-  indexMemoryMb: { env: "QUARRY_INDEX_MEMORY_MB", flag: "--index-memory-mb" },
-  segmentMinChanges: { env: "QUARRY_SEGMENT_MIN_CHANGES", flag: "--segment-min-changes" },
-  queryCacheEntries: { env: "QUARRY_QUERY_CACHE_ENTRIES", flag: "--query-cache-entries" },
-  metricsToken: { env: "QUARRY_METRICS_TOKEN", flag: "--metrics-token" },
-} as const;
+  port: { env: "PORT", flag: "--port", help: "HTTP port", value: "8080" },
+  host: { env: "QUARRY_HOST", flag: "--host", help: "interface to listen on", value: "0.0.0.0" },
+  dataDir: { env: "QUARRY_DATA_DIR", flag: "--data-dir", help: "where quarry.db and the files live", value: "./data" },
+  jwtSecret: { env: "QUARRY_JWT_SECRET", flag: "--jwt-secret", help: "signs dashboard JWTs, 32 bytes or more (generated once)" },
+  webhookSecret: { env: "QUARRY_WEBHOOK_SECRET", flag: "--webhook-secret", help: "payment webhook secret, whsec_… (none: webhooks refused)" },
+  modelsDir: { env: "QUARRY_MODELS_DIR", flag: "--models-dir", help: "where extra models are looked up", value: "./models" },
+  embedModel: { env: "QUARRY_EMBED_MODEL", flag: "--embed-model", help: "embedding model folder", value: "use-lite" },
+  rerankModel: { env: "QUARRY_RERANK_MODEL", flag: "--rerank-model", help: "cross-encoder folder (none: no reranking)" },
+  rerankTimeoutMs: { env: "QUARRY_RERANK_TIMEOUT_MS", flag: "--rerank-timeout-ms", help: "reranker deadline in ms", value: "2000" },
+  workers: { env: "QUARRY_WORKERS", flag: "--workers", help: "ingestion workers, 1-64 (one per CPU core)" },
+  limits: { env: "QUARRY_LIMITS", flag: "--limits", help: "on or off: plan allowances and per-account rates", value: "on" },
+  // The default: the server (~300 MB under hostile uploads), another worker's parser (~220 MB) and a capped
+  // one must stay within the 1.5 GB the hostile-input harness bounds the process tree by: at 1024 MB, fuzz
+  // seed 28 peaked at 1,503-1,557 MB (server 301 + capped parser 1,025 + the other parser 220); at 960, 1,484 MB.
+  parseMemoryMb: { env: "QUARRY_PARSE_MEMORY_MB", flag: "--parse-memory-mb", help: "MB one document's parser may use", value: "960" },
+  trustProxy: { env: "QUARRY_TRUST_PROXY", flag: "--trust-proxy", help: "on behind a proxy: client IPs from X-Forwarded-For", value: "off" },
+  indexMemoryMb: { env: "QUARRY_INDEX_MEMORY_MB", flag: "--index-memory-mb", help: "MB budget of the search indexes", value: "512" },
+  segmentMinChanges: { env: "QUARRY_SEGMENT_MIN_CHANGES", flag: "--segment-min-changes", help: "changes that make a new index segment", value: "2000" },
+  queryCacheEntries: { env: "QUARRY_QUERY_CACHE_ENTRIES", flag: "--query-cache-entries", help: "query embeddings kept, 0 for none", value: "1024" },
+  metricsToken: { env: "QUARRY_METRICS_TOKEN", flag: "--metrics-token", help: "bearer token of /api/metrics (none: no metrics)" },
+} satisfies Record<string, { env: string; flag: string; help: string; value?: string }>;
 
 export const CONFIG_HELP = Object.values(OPTIONS)
-  .map((o) => `  ${o.flag.padEnd(22)} ${o.env}`)
+  .map((o) => `  ${o.flag.padEnd(22)} ${o.env.padEnd(27)} ${o.help}${"value" in o ? ` (${o.value})` : ""}`)
   .join("\n");
 
 export class ConfigError extends Error {}
@@ -65,13 +72,6 @@ export const MIN_METRICS_TOKEN_LENGTH = 16;
 /** HS256 keys shorter than the hash output (32 bytes) make tokens guessable offline. */
 export const MIN_JWT_SECRET_BYTES = 32;
 
-/**
- * Memory one parser process may use by default. The server (~300 MB under hostile uploads), another
- * worker's parser (~220 MB) and a capped one must stay within the 1.5 GB the hostile-input harness bounds
- * the process tree by: at 1024 MB, fuzz seed 28 peaked at 1,503-1,557 MB (server 301 + capped parser
- * 1,025 + the other parser 220 at the peak); at 960, 1,484 MB.
- */
-const DEFAULT_PARSE_MEMORY_MB = 960;
 
 const FLAGS = new Set<string>(Object.values(OPTIONS).map((option) => option.flag));
 
@@ -135,7 +135,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const value = flagValue(argv, OPTIONS[key].flag) ?? env[OPTIONS[key].env];
     return value === undefined || value === "" ? undefined : value;
   };
-  const limits = (get("limits") ?? "on").toLowerCase();
+  const limits = (get("limits") ?? OPTIONS.limits.value).toLowerCase();
   if (!["on", "off"].includes(limits)) throw new ConfigError(`QUARRY_LIMITS must be "on" or "off", got "${limits}"`);
   const jwtSecret = get("jwtSecret") ?? null;
   if (jwtSecret !== null && Buffer.byteLength(jwtSecret) < MIN_JWT_SECRET_BYTES) {
@@ -143,7 +143,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `QUARRY_JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes, got ${Buffer.byteLength(jwtSecret)} (generate one with: openssl rand -base64 48), or leave it unset to use a generated one kept in the data directory`,
     );
   }
-  const trustProxy = (get("trustProxy") ?? "off").toLowerCase();
+  const trustProxy = (get("trustProxy") ?? OPTIONS.trustProxy.value).toLowerCase();
   if (!["on", "off"].includes(trustProxy)) throw new ConfigError(`QUARRY_TRUST_PROXY must be "on" or "off", got "${trustProxy}"`);
   const webhookSecret = get("webhookSecret") ?? null;
   if (webhookSecret && !webhookSecret.startsWith("whsec_")) {
@@ -157,22 +157,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   return {
-    port: wholeNumber("PORT", get("port") ?? "8080", 0, 65535),
-    host: get("host") ?? "0.0.0.0",
-    dataDir: resolve(get("dataDir") ?? "./data"),
+    port: wholeNumber("PORT", get("port") ?? OPTIONS.port.value, 0, 65535),
+    host: get("host") ?? OPTIONS.host.value,
+    dataDir: resolve(get("dataDir") ?? OPTIONS.dataDir.value),
     jwtSecret,
     webhookSecret,
-    modelsDir: resolve(get("modelsDir") ?? "./models"),
-    embedModel: get("embedModel") ?? "use-lite",
+    modelsDir: resolve(get("modelsDir") ?? OPTIONS.modelsDir.value),
+    embedModel: get("embedModel") ?? OPTIONS.embedModel.value,
     rerankModel: get("rerankModel") ?? null,
-    rerankTimeoutMs: positiveInt("QUARRY_RERANK_TIMEOUT_MS", get("rerankTimeoutMs") ?? "2000", MAX_RERANK_TIMEOUT_MS),
+    rerankTimeoutMs: positiveInt("QUARRY_RERANK_TIMEOUT_MS", get("rerankTimeoutMs") ?? OPTIONS.rerankTimeoutMs.value, MAX_RERANK_TIMEOUT_MS),
     workers: positiveInt("QUARRY_WORKERS", get("workers") ?? String(Math.min(cpuCount(), MAX_WORKERS)), MAX_WORKERS),
     limitsEnabled: limits === "on",
-    parseMemoryMb: positiveInt("QUARRY_PARSE_MEMORY_MB", get("parseMemoryMb") ?? String(DEFAULT_PARSE_MEMORY_MB)),
+    parseMemoryMb: positiveInt("QUARRY_PARSE_MEMORY_MB", get("parseMemoryMb") ?? OPTIONS.parseMemoryMb.value),
     trustProxy: trustProxy === "on",
-    indexMemoryMb: positiveInt("QUARRY_INDEX_MEMORY_MB", get("indexMemoryMb") ?? "512"),
-    segmentMinChanges: positiveInt("QUARRY_SEGMENT_MIN_CHANGES", get("segmentMinChanges") ?? "2000"),
-    queryCacheEntries: wholeNumber("QUARRY_QUERY_CACHE_ENTRIES", get("queryCacheEntries") ?? "1024"),
+    indexMemoryMb: positiveInt("QUARRY_INDEX_MEMORY_MB", get("indexMemoryMb") ?? OPTIONS.indexMemoryMb.value),
+    segmentMinChanges: positiveInt("QUARRY_SEGMENT_MIN_CHANGES", get("segmentMinChanges") ?? OPTIONS.segmentMinChanges.value),
+    queryCacheEntries: wholeNumber("QUARRY_QUERY_CACHE_ENTRIES", get("queryCacheEntries") ?? OPTIONS.queryCacheEntries.value),
     metricsToken,
   };
 }

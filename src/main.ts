@@ -19,8 +19,10 @@ Usage:
   quarry accounts list              list accounts and their plans
   quarry accounts set-plan <account id or email> <plan>
   quarry backup <directory>         copy the data dir consistently, also while the server runs
+  quarry --version                  print the version
 
-Options (flag, or environment variable):
+Every command takes --data-dir (or QUARRY_DATA_DIR). Options, as a flag or an environment variable (the flag
+wins), with their defaults in brackets:
 ${CONFIG_HELP}
 `;
 

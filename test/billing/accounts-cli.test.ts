@@ -91,5 +91,9 @@ describe("the command line", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("quarry reindex [options]");
     expect(run.stdout).not.toContain("Re-embedd");
+    // every option with its variable, its meaning and, where it has one, its default
+    expect(run.stdout).toMatch(/\n {2}--workers +QUARRY_WORKERS +ingestion workers, 1-64 \(one per CPU core\)\n/);
+    expect(run.stdout).toMatch(/\n {2}--port +PORT +HTTP port \(8080\)\n/);
+    expect(run.stdout).toContain("quarry --version");
   });
 });
