@@ -113,11 +113,24 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** A file system error in the operator's words: which path, and what to do about it. */
+function fileSystemMessage(error: { code?: string; path?: string; syscall?: string; message?: string }): string | null {
+  const { code, path, syscall } = error;
+  if (!path) return null;
+  if (code === "EACCES" || code === "EPERM") return `permission denied to ${syscall ?? "use"} ${path}: the user running Quarry must be able to write its data directory`;
+  if (code === "EEXIST" && syscall === "mkdir") return `${path} is a file, not a directory: choose a directory for the data (--data-dir)`;
+  if (code === "ENOTDIR") return `a folder on the way to ${path} is a file: choose a directory for the data (--data-dir)`;
+  if (code === "ENOSPC" || code === "EDQUOT") return `no space left for ${path}`;
+  if (code === "EROFS") return `${path} is on a read-only file system`;
+  return null;
+}
+
 main(process.argv.slice(2)).catch((error) => {
   if (error instanceof CliError) {
     console.error(error.message);
     process.exit(2);
   }
-  console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : `quarry: ${error?.message ?? error}`);
+  const message = error instanceof ConfigError ? `Configuration error: ${error.message}` : `quarry: ${fileSystemMessage(error ?? {}) ?? error?.message ?? error}`;
+  console.error(message);
   process.exit(1);
 });

@@ -162,11 +162,16 @@ export class Ingestion implements JobSource<PipelineReport> {
   }
 }
 
+/** "1 page", "3 pages", "no pages" (null: a text format, which has none). */
+function counted(n: number | null | undefined, word: string): string {
+  return `${n ?? "no"} ${word}${n === 1 ? "" : "s"}`;
+}
+
 /** One line for the operator's log. */
 function describeReport(report: PipelineReport): string {
   const where = `ingest ${report.documentId}${report.kbId ? ` in ${report.kbId}` : ""}`;
   const seconds = (Object.values(report.ms).reduce((sum, ms) => sum + ms, 0) / 1000).toFixed(1);
-  if (report.outcome === "ready") return `${where}: ready, ${report.pages ?? "no"} pages, ${report.chunks} chunks, ${seconds} s`;
+  if (report.outcome === "ready") return `${where}: ready, ${counted(report.pages, "page")}, ${counted(report.chunks, "chunk")}, ${seconds} s`;
   if (report.outcome === "failed") return `${where}: failed: ${report.errorDetail}`;
   return `${where}: deleted while processing`;
 }

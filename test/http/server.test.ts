@@ -246,6 +246,12 @@ describe("configuration", () => {
       const proc = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--data-dir", dataDir, "--port", "1e4"], { stdout: "pipe", stderr: "pipe" });
       expect(await proc.exited).toBe(1);
       expect((await new Response(proc.stderr).text()).trim()).toBe('Configuration error: PORT must be a whole number from 0 to 65535, got "1e4"');
+      // a data dir that is a file: said in words, not as the system call's error (EEXIST: file already exists, mkdir …)
+      const file = join(dataDir, "not-a-folder");
+      writeFileSync(file, "");
+      const onFile = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--data-dir", file, "--port", "0"], { stdout: "pipe", stderr: "pipe" });
+      expect(await onFile.exited).toBe(1);
+      expect((await new Response(onFile.stderr).text()).trim()).toBe(`quarry: ${file} is a file, not a directory: choose a directory for the data (--data-dir)`);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
