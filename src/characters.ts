@@ -30,3 +30,10 @@ export function firstCharacters(text: string, count: number): string {
  */
 export const CJK_SCRIPTS = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}";
 export const DICTIONARY_SCRIPTS = "\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}";
+
+/**
+ * Characters that take no room and only tell a renderer how to join or break: soft hyphen, zero-width
+ * space, (non-)joiners, word joiner, byte-order mark. Parsed text is cleaned of them, and so are keyword
+ * queries, or a query pasted with one (Persian writes ZWNJ inside words) would be cut where its text is not.
+ */
+export const INVISIBLE = /[\u00ad\u200b\u200c\u200d\u2060\ufeff]/g;

@@ -6,10 +6,10 @@ import { join } from "node:path";
 
 /**
  * Bumped when a segment's files change shape or its keyword terms change (tokenize.ts; 7: CJK characters
- * beside their pairs, Thai-like scripts split into words); a segment of another format is rebuilt
- * (index-recovery.ts).
+ * beside their pairs, Thai-like scripts split into words; 8: ß, ø, ł, æ, œ, ı… spelled as in ASCII, fewer stopwords);
+ * a segment of another format is rebuilt (index-recovery.ts).
  */
-export const SEGMENT_FORMAT = 7;
+export const SEGMENT_FORMAT = 8;
 
 export interface SegmentManifest {
   /** SEGMENT_FORMAT when written (absent in format 1, whose vector side was an HNSW graph). */

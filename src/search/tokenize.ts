@@ -5,7 +5,7 @@
 // Any input is safe: query syntax characters are just separators here.
 import stem from "wink-porter2-stemmer";
 import { ENGLISH_STOPWORDS } from "./stopwords.ts";
-import { CJK_SCRIPTS, DICTIONARY_SCRIPTS } from "../characters.ts";
+import { CJK_SCRIPTS, DICTIONARY_SCRIPTS, INVISIBLE } from "../characters.ts";
 
 const WORD = /[\p{L}\p{N}]+/gu;
 /** Kana's prolonged sound mark (ー) is of no script of its own, but part of Japanese words. */
@@ -63,9 +63,20 @@ function cut(term: string): string {
   return term.length > MAX_TERM_LENGTH ? term.slice(0, MAX_TERM_LENGTH) : term;
 }
 
+/**
+ * Latin letters that are not a base letter with a mark, so NFKD leaves them: spelled as in ASCII, as a
+ * keyboard without them would type them (Straße, Øresund, Łódź, encyclopædia, œuvre, Diyarbakır).
+ */
+const LETTER_SPELLINGS: Record<string, string> = { ß: "ss", ø: "o", ł: "l", æ: "ae", œ: "oe", ı: "i", đ: "d", ð: "d", þ: "th", ħ: "h" };
+const SPELLED_LETTERS = new RegExp(`[${Object.keys(LETTER_SPELLINGS).join("")}]`, "g");
+
 /** Diacritics removed, then words and CJK runs. NFC puts back what NFKD took apart and is kept: kana, Hangul syllables. */
 function pushFolded(text: string, out: string[]): void {
-  const folded = text.normalize("NFKD").replace(MARKS, "").normalize("NFC");
+  const folded = text
+    .replace(SPELLED_LETTERS, (letter) => LETTER_SPELLINGS[letter]!)
+    .normalize("NFKD")
+    .replace(MARKS, "")
+    .normalize("NFC");
   for (const word of folded.match(WORD) ?? []) {
     if (!CJK.test(word)) pushWord(word, out);
     else for (const part of word.match(CJK_RUNS)!) (CJK.test(part) ? pushCjk : pushWord)(part, out);
@@ -74,7 +85,7 @@ function pushFolded(text: string, out: string[]): void {
 
 /** The keyword terms of a text, in order, repeats kept (term frequency counts them). */
 export function keywordTerms(text: string): string[] {
-  const lower = text.toLowerCase();
+  const lower = text.toLowerCase().replace(INVISIBLE, "");
   const out: string[] = [];
   if (!NON_ASCII.test(lower)) for (const word of lower.match(WORD) ?? []) pushWord(word, out);
   else if (!SEGMENTED.test(lower)) pushFolded(lower, out);

@@ -180,6 +180,34 @@ test("keyword search finds words of scripts written without spaces: one CJK char
   });
 });
 
+test("keyword search: short words people search for, letters without a mark spelled as in ASCII, invisible joiners in a query", async () => {
+  const words = await createKb(server, kb.account);
+  await addDocs(server, words, [
+    { name: "who", text: "The WHO published new guidelines on air quality." },
+    { name: "chess", text: "She won the regional chess championship last spring." },
+    { name: "radio", text: "The old AM radio still plays the morning news." },
+    { name: "vitamin", text: "Salmon is a good source of vitamin D." },
+    { name: "street", text: "The bakery on Hauptstraße opens at seven." },
+    { name: "bridge", text: "A bridge crosses the Øresund between two countries." },
+    { name: "persian", text: "من می‌خواهم این کتاب را بخوانم" },
+    { name: "router", text: "The wireless router sits in the hall." },
+  ]);
+  const found: Record<string, string[]> = {};
+  for (const query of ["WHO", "won", "AM", "D", "hauptstrasse", "oresund", "می‌خواهم", "wire\u200bless"]) {
+    found[query] = docNames(words, (await search(server, words, { query, mode: "keyword" })).results);
+  }
+  expect(found).toEqual({
+    WHO: ["who"],
+    won: ["chess"],
+    AM: ["radio"],
+    D: ["vitamin"],
+    hauptstrasse: ["street"],
+    oresund: ["bridge"],
+    "می‌خواهم": ["persian"],
+    "wire\u200bless": ["router"],
+  });
+});
+
 test("a query with no searchable terms returns no keyword results", async () => {
   for (const query of ["the of and", "!!! ???", "🌋"]) {
     const data = await search(server, kb, { query, mode: "keyword" });

@@ -8,5 +8,5 @@ import { VERSION as KEYWORD_VERSION } from "../../src/search/keyword/segment-for
 import { FORMAT as VECTOR_FORMAT } from "../../src/search/vector/segment-files.ts";
 
 test("the vector and keyword file formats are those SEGMENT_FORMAT was last bumped with", () => {
-  expect({ segment: SEGMENT_FORMAT, vector: VECTOR_FORMAT, keyword: KEYWORD_VERSION }).toEqual({ segment: 7, vector: 5, keyword: 2 });
+  expect({ segment: SEGMENT_FORMAT, vector: VECTOR_FORMAT, keyword: KEYWORD_VERSION }).toEqual({ segment: 8, vector: 5, keyword: 2 });
 });

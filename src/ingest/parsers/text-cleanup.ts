@@ -1,7 +1,8 @@
 // Text clean-up shared by the parsers, so every format hands the chunker the same shape of
 // text: paragraphs separated by blank lines, meaningful line breaks kept as single newlines.
 
-const INVISIBLE = /[\u00ad\u200b\u200c\u200d\u2060\ufeff]/g;
+import { INVISIBLE } from "../../characters.ts";
+
 // Control characters other than tab/newline/CR; PDFs with broken font encodings are full of them.
 const CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f]/g;
 
