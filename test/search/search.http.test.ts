@@ -180,7 +180,7 @@ test("keyword search finds words of scripts written without spaces: one CJK char
   });
 });
 
-test("keyword search: short words people search for, letters without a mark spelled as in ASCII, invisible joiners in a query", async () => {
+test("keyword search: short words people search for, letters without a mark spelled as in ASCII, invisible joiners in a query, numbers whole", async () => {
   const words = await createKb(server, kb.account);
   await addDocs(server, words, [
     { name: "who", text: "The WHO published new guidelines on air quality." },
@@ -196,6 +196,21 @@ test("keyword search: short words people search for, letters without a mark spel
   for (const query of ["WHO", "won", "AM", "D", "hauptstrasse", "oresund", "می‌خواهم", "wire\u200bless"]) {
     found[query] = docNames(words, (await search(server, words, { query, mode: "keyword" })).results);
   }
+  // A number with dots, commas or dashes is also one term: the text that has it comes first.
+  await addDocs(server, words, [
+    { name: "release-123", text: "Release 1.2.3 fixes the login screen." },
+    { name: "release-321", text: "Release 3.2.1 adds a dark theme to the login screen." },
+    { name: "deadline", text: "The grant deadline is 2024-01-05 at noon." },
+    { name: "meeting", text: "The board meets on 2024-05-01 and again on 2024-05-10." },
+    { name: "budget", text: "The repair budget is 10,000 euros." },
+  ]);
+  const first = async (query: string) => docNames(words, (await search(server, words, { query, mode: "keyword" })).results)[0];
+  expect({ "3.2.1": await first("3.2.1"), "1.2.3": await first("1.2.3"), "2024-01-05": await first("2024-01-05"), "10000": await first("10000") }).toEqual({
+    "3.2.1": "release-321",
+    "1.2.3": "release-123",
+    "2024-01-05": "deadline",
+    "10000": "budget",
+  });
   expect(found).toEqual({
     WHO: ["who"],
     won: ["chess"],
