@@ -7,7 +7,8 @@ import stem from "wink-porter2-stemmer";
 import { ENGLISH_STOPWORDS } from "./stopwords.ts";
 import { CJK_SCRIPTS, DICTIONARY_SCRIPTS, INVISIBLE } from "../characters.ts";
 
-const WORD = /[\p{L}\p{N}]+/gu;
+/** Letters and digits, with the marks kept inside words (MARKS). */
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 /** Kana's prolonged sound mark (ー) is of no script of its own, but part of Japanese words. */
 const CJK_CLASS = `${CJK_SCRIPTS}\\u30fc`;
 const CJK = new RegExp(`[${CJK_CLASS}]`, "u");
@@ -18,8 +19,11 @@ const SEGMENTED = new RegExp(`[${DICTIONARY_SCRIPTS}]`, "u");
 const AROUND_SEGMENTED = new RegExp(`([${DICTIONARY_SCRIPTS}]+)`, "u");
 const WORDS = new Intl.Segmenter("th", { granularity: "word" });
 const NON_ASCII = /[^\x00-\x7f]/;
-/** Combining marks, but for kana's voicing marks (で is not て). */
-const MARKS = /(?:(?![\u3099\u309a])\p{M})+/gu;
+/**
+ * Combining marks, but for kana's voicing marks (で is not て) and the vowel signs of the scripts of India
+ * and Sri Lanka, which are letters there, not accents: stripped, काम (work) and कम (less) were one term.
+ */
+const MARKS = /(?:(?![\u3099\u309a])(?![\p{sc=Deva}\p{sc=Beng}\p{sc=Guru}\p{sc=Gujr}\p{sc=Orya}\p{sc=Taml}\p{sc=Telu}\p{sc=Knda}\p{sc=Mlym}\p{sc=Sinh}])\p{M})+/gu;
 /** Longer tokens are noise (ids, base64); they are cut so the index cannot balloon. */
 const MAX_TERM_LENGTH = 64;
 const STEM_CACHE_LIMIT = 200_000;

@@ -180,7 +180,7 @@ test("keyword search finds words of scripts written without spaces: one CJK char
   });
 });
 
-test("keyword search: short words people search for, letters without a mark spelled as in ASCII, invisible joiners in a query, numbers whole", async () => {
+test("keyword search: short words people search for, letters without a mark spelled as in ASCII, Indic vowel signs kept, invisible joiners in a query, numbers whole", async () => {
   const words = await createKb(server, kb.account);
   await addDocs(server, words, [
     { name: "who", text: "The WHO published new guidelines on air quality." },
@@ -191,9 +191,11 @@ test("keyword search: short words people search for, letters without a mark spel
     { name: "bridge", text: "A bridge crosses the Øresund between two countries." },
     { name: "persian", text: "من می‌خواهم این کتاب را بخوانم" },
     { name: "router", text: "The wireless router sits in the hall." },
+    { name: "work", text: "मुझे आज बहुत काम है" },
+    { name: "less", text: "आज पानी कम है" },
   ]);
   const found: Record<string, string[]> = {};
-  for (const query of ["WHO", "won", "AM", "D", "hauptstrasse", "oresund", "می‌خواهم", "wire\u200bless"]) {
+  for (const query of ["WHO", "won", "AM", "D", "hauptstrasse", "oresund", "می‌خواهم", "wire\u200bless", "काम", "कम"]) {
     found[query] = docNames(words, (await search(server, words, { query, mode: "keyword" })).results);
   }
   // A number with dots, commas or dashes is also one term: the text that has it comes first.
@@ -220,6 +222,9 @@ test("keyword search: short words people search for, letters without a mark spel
     oresund: ["bridge"],
     "می‌خواهم": ["persian"],
     "wire\u200bless": ["router"],
+    // a vowel sign of Devanagari is a letter, not an accent: work and less are two words
+    काम: ["work"],
+    कम: ["less"],
   });
 });
 
