@@ -1,7 +1,7 @@
 // POST /v1/knowledge-bases/{kb_id}/search through the real API on real ingested documents.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { addDocs, createKb, docNames, search, searchRaw, TOPICS, type SearchKb } from "./search-helpers.ts";
+import { addDocs, createKb, docNames, search, searchRaw, TOPICS, type SearchKb, type TextDoc } from "./search-helpers.ts";
 
 let server: TestServer;
 let kb: SearchKb;
@@ -152,18 +152,25 @@ test("hostile keyword queries never fail", async () => {
   expect(docNames(kb, quoted.results)).toEqual(["volcano"]);
 });
 
-test("keyword search finds words of scripts written without spaces: one CJK character, a Thai word in a run", async () => {
-  const unspaced = await createKb(server, kb.account);
-  await addDocs(server, unspaced, [
-    { name: "tokyo", text: "東京は日本の首都です。" },
-    { name: "cat", text: "猫是一种常见的家养宠物。" },
-    { name: "thai", text: "การค้นหาข้อมูลในเอกสาร" },
-    { name: "korean", text: "검색 엔진은 문서를 찾습니다" },
-  ]);
+/** A new knowledge base of these documents, and the names of what a keyword search finds for each query. */
+async function keywordFinds(docs: TextDoc[], queries: string[]): Promise<{ kb: SearchKb; found: Record<string, string[]> }> {
+  const fresh = await createKb(server, kb.account);
+  await addDocs(server, fresh, docs);
   const found: Record<string, string[]> = {};
-  for (const query of ["東", "京", "東京", "首都", "です", "て", "猫", "宠物", "ข้อมูล", "เอกสาร", "검색"]) {
-    found[query] = docNames(unspaced, (await search(server, unspaced, { query, mode: "keyword" })).results);
-  }
+  for (const query of queries) found[query] = docNames(fresh, (await search(server, fresh, { query, mode: "keyword" })).results);
+  return { kb: fresh, found };
+}
+
+test("keyword search finds words of scripts written without spaces: one CJK character, a Thai word in a run", async () => {
+  const { found } = await keywordFinds(
+    [
+      { name: "tokyo", text: "東京は日本の首都です。" },
+      { name: "cat", text: "猫是一种常见的家养宠物。" },
+      { name: "thai", text: "การค้นหาข้อมูลในเอกสาร" },
+      { name: "korean", text: "검색 엔진은 문서를 찾습니다" },
+    ],
+    ["東", "京", "東京", "首都", "です", "て", "猫", "宠物", "ข้อมูล", "เอกสาร", "검색"],
+  );
   expect(found).toEqual({
     東: ["tokyo"],
     京: ["tokyo"],
@@ -181,23 +188,21 @@ test("keyword search finds words of scripts written without spaces: one CJK char
 });
 
 test("keyword search: short words people search for, letters without a mark spelled as in ASCII, Indic vowel signs kept, invisible joiners in a query, numbers whole", async () => {
-  const words = await createKb(server, kb.account);
-  await addDocs(server, words, [
-    { name: "who", text: "The WHO published new guidelines on air quality." },
-    { name: "chess", text: "She won the regional chess championship last spring." },
-    { name: "radio", text: "The old AM radio still plays the morning news." },
-    { name: "vitamin", text: "Salmon is a good source of vitamin D." },
-    { name: "street", text: "The bakery on Hauptstraße opens at seven." },
-    { name: "bridge", text: "A bridge crosses the Øresund between two countries." },
-    { name: "persian", text: "من می‌خواهم این کتاب را بخوانم" },
-    { name: "router", text: "The wireless router sits in the hall." },
-    { name: "work", text: "मुझे आज बहुत काम है" },
-    { name: "less", text: "आज पानी कम है" },
-  ]);
-  const found: Record<string, string[]> = {};
-  for (const query of ["WHO", "won", "AM", "D", "hauptstrasse", "oresund", "می‌خواهم", "wire\u200bless", "काम", "कम"]) {
-    found[query] = docNames(words, (await search(server, words, { query, mode: "keyword" })).results);
-  }
+  const { kb: words, found } = await keywordFinds(
+    [
+      { name: "who", text: "The WHO published new guidelines on air quality." },
+      { name: "chess", text: "She won the regional chess championship last spring." },
+      { name: "radio", text: "The old AM radio still plays the morning news." },
+      { name: "vitamin", text: "Salmon is a good source of vitamin D." },
+      { name: "street", text: "The bakery on Hauptstraße opens at seven." },
+      { name: "bridge", text: "A bridge crosses the Øresund between two countries." },
+      { name: "persian", text: "من می‌خواهم این کتاب را بخوانم" },
+      { name: "router", text: "The wireless router sits in the hall." },
+      { name: "work", text: "मुझे आज बहुत काम है" },
+      { name: "less", text: "आज पानी कम है" },
+    ],
+    ["WHO", "won", "AM", "D", "hauptstrasse", "oresund", "می‌خواهم", "wire\u200bless", "काम", "कम"],
+  );
   // A number with dots, commas or dashes is also one term: the text that has it comes first.
   await addDocs(server, words, [
     { name: "release-123", text: "Release 1.2.3 fixes the login screen." },
