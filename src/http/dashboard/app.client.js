@@ -581,12 +581,21 @@ async function loadKnowledgeBaseHeader(forVisit) {
   }
 }
 
+/**
+ * The knowledge base the knowledge-base page was last set up for. Not current.kbId: a document's page sets
+ * that too, and the knowledge base's page opened from there kept an empty id tag.
+ */
+let knowledgeBasePageFor = null;
+
 async function showKnowledgeBase(kbId, tab) {
   const forVisit = visit;
   showView("view-knowledge-base", "Knowledge base", "knowledge-bases");
   if (current.kbId !== kbId) {
     current.kbId = kbId;
     current.kb = null;
+  }
+  if (knowledgeBasePageFor !== kbId) {
+    knowledgeBasePageFor = kbId;
     for (const id of ["kb-name", "kb-crumb", "kb-description", "kb-count"]) byId(id).textContent = "";
     byId("kb-id").textContent = kbId;
     byId("doc-status").value = "";
