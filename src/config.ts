@@ -135,29 +135,31 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const value = flagValue(argv, OPTIONS[key].flag) ?? env[OPTIONS[key].env];
     return value === undefined || value === "" ? undefined : value;
   };
+  /** How the value was given, for its error: the flag when there is one, else the variable. */
+  const named = (key: keyof typeof OPTIONS) => (flagValue(argv, OPTIONS[key].flag) !== undefined ? OPTIONS[key].flag : OPTIONS[key].env);
   const limits = (get("limits") ?? OPTIONS.limits.value).toLowerCase();
-  if (!["on", "off"].includes(limits)) throw new ConfigError(`QUARRY_LIMITS must be "on" or "off", got "${limits}"`);
+  if (!["on", "off"].includes(limits)) throw new ConfigError(`${named("limits")} must be "on" or "off", got "${limits}"`);
   const jwtSecret = get("jwtSecret") ?? null;
   if (jwtSecret !== null && Buffer.byteLength(jwtSecret) < MIN_JWT_SECRET_BYTES) {
     throw new ConfigError(
-      `QUARRY_JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes, got ${Buffer.byteLength(jwtSecret)} (generate one with: openssl rand -base64 48), or leave it unset to use a generated one kept in the data directory`,
+      `${named("jwtSecret")} must be at least ${MIN_JWT_SECRET_BYTES} bytes, got ${Buffer.byteLength(jwtSecret)} (generate one with: openssl rand -base64 48), or leave it unset to use a generated one kept in the data directory`,
     );
   }
   const trustProxy = (get("trustProxy") ?? OPTIONS.trustProxy.value).toLowerCase();
-  if (!["on", "off"].includes(trustProxy)) throw new ConfigError(`QUARRY_TRUST_PROXY must be "on" or "off", got "${trustProxy}"`);
+  if (!["on", "off"].includes(trustProxy)) throw new ConfigError(`${named("trustProxy")} must be "on" or "off", got "${trustProxy}"`);
   const webhookSecret = get("webhookSecret") ?? null;
   if (webhookSecret && !webhookSecret.startsWith("whsec_")) {
-    throw new ConfigError('QUARRY_WEBHOOK_SECRET must be a Standard Webhooks secret starting with "whsec_"');
+    throw new ConfigError(`${named("webhookSecret")} must be a Standard Webhooks secret starting with "whsec_"`);
   }
   const metricsToken = get("metricsToken") ?? null;
   // Printable ASCII without spaces: it travels in an Authorization header.
   if (metricsToken !== null && (metricsToken.length < MIN_METRICS_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(metricsToken))) {
     throw new ConfigError(
-      `QUARRY_METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} printable ASCII characters without spaces (generate one with: openssl rand -hex 24), or leave it unset to serve no metrics`,
+      `${named("metricsToken")} must be at least ${MIN_METRICS_TOKEN_LENGTH} printable ASCII characters without spaces (generate one with: openssl rand -hex 24), or leave it unset to serve no metrics`,
     );
   }
   return {
-    port: wholeNumber("PORT", get("port") ?? OPTIONS.port.value, 0, 65535),
+    port: wholeNumber(named("port"), get("port") ?? OPTIONS.port.value, 0, 65535),
     host: get("host") ?? OPTIONS.host.value,
     dataDir: resolve(get("dataDir") ?? OPTIONS.dataDir.value),
     jwtSecret,
@@ -165,14 +167,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     modelsDir: resolve(get("modelsDir") ?? OPTIONS.modelsDir.value),
     embedModel: get("embedModel") ?? OPTIONS.embedModel.value,
     rerankModel: get("rerankModel") ?? null,
-    rerankTimeoutMs: positiveInt("QUARRY_RERANK_TIMEOUT_MS", get("rerankTimeoutMs") ?? OPTIONS.rerankTimeoutMs.value, MAX_RERANK_TIMEOUT_MS),
-    workers: positiveInt("QUARRY_WORKERS", get("workers") ?? String(Math.min(cpuCount(), MAX_WORKERS)), MAX_WORKERS),
+    rerankTimeoutMs: positiveInt(named("rerankTimeoutMs"), get("rerankTimeoutMs") ?? OPTIONS.rerankTimeoutMs.value, MAX_RERANK_TIMEOUT_MS),
+    workers: positiveInt(named("workers"), get("workers") ?? String(Math.min(cpuCount(), MAX_WORKERS)), MAX_WORKERS),
     limitsEnabled: limits === "on",
-    parseMemoryMb: positiveInt("QUARRY_PARSE_MEMORY_MB", get("parseMemoryMb") ?? OPTIONS.parseMemoryMb.value),
+    parseMemoryMb: positiveInt(named("parseMemoryMb"), get("parseMemoryMb") ?? OPTIONS.parseMemoryMb.value),
     trustProxy: trustProxy === "on",
-    indexMemoryMb: positiveInt("QUARRY_INDEX_MEMORY_MB", get("indexMemoryMb") ?? OPTIONS.indexMemoryMb.value),
-    segmentMinChanges: positiveInt("QUARRY_SEGMENT_MIN_CHANGES", get("segmentMinChanges") ?? OPTIONS.segmentMinChanges.value),
-    queryCacheEntries: wholeNumber("QUARRY_QUERY_CACHE_ENTRIES", get("queryCacheEntries") ?? OPTIONS.queryCacheEntries.value),
+    indexMemoryMb: positiveInt(named("indexMemoryMb"), get("indexMemoryMb") ?? OPTIONS.indexMemoryMb.value),
+    segmentMinChanges: positiveInt(named("segmentMinChanges"), get("segmentMinChanges") ?? OPTIONS.segmentMinChanges.value),
+    queryCacheEntries: wholeNumber(named("queryCacheEntries"), get("queryCacheEntries") ?? OPTIONS.queryCacheEntries.value),
     metricsToken,
   };
 }

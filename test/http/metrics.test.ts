@@ -122,7 +122,7 @@ test("a metrics token shorter than 16 characters or with spaces is a configurati
   for (const token of ["short-token", "sixteen chars ok"]) {
     expect(() => loadConfig({ QUARRY_METRICS_TOKEN: token })).toThrow(ConfigError);
   }
-  expect(() => loadConfig({}, ["--metrics-token", "short"])).toThrow("QUARRY_METRICS_TOKEN must be at least 16 printable ASCII characters without spaces");
+  expect(() => loadConfig({}, ["--metrics-token", "short"])).toThrow("--metrics-token must be at least 16 printable ASCII characters without spaces");
   expect(loadConfig({ QUARRY_METRICS_TOKEN: TOKEN }).metricsToken).toBe(TOKEN);
   expect(loadConfig({}).metricsToken).toBeNull();
 });

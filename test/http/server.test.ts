@@ -228,6 +228,10 @@ describe("configuration", () => {
   test("a repeated flag takes its last value; flags win over the environment", () => {
     expect(loadConfig({ PORT: "7000" }, ["--port", "9001", "--port=9002"]).port).toBe(9002);
     expect(loadConfig({ QUARRY_WORKERS: "3" }, ["--workers", "1", "--workers", "2"]).workers).toBe(2);
+    // an error names what was given: the flag, or the variable
+    expect(() => loadConfig({}, ["--workers", "0"])).toThrow('--workers must be a whole number from 1 to 64, got "0"');
+    expect(() => loadConfig({}, ["--limits=maybe"])).toThrow('--limits must be "on" or "off", got "maybe"');
+    expect(() => loadConfig({ QUARRY_WORKERS: "0" })).toThrow('QUARRY_WORKERS must be a whole number from 1 to 64, got "0"');
   });
 
   test("numbers are digits only and in range: a bad value ends `quarry serve` with its message and exit code 1", async () => {
@@ -245,7 +249,7 @@ describe("configuration", () => {
     try {
       const proc = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--data-dir", dataDir, "--port", "1e4"], { stdout: "pipe", stderr: "pipe" });
       expect(await proc.exited).toBe(1);
-      expect((await new Response(proc.stderr).text()).trim()).toBe('Configuration error: PORT must be a whole number from 0 to 65535, got "1e4"');
+      expect((await new Response(proc.stderr).text()).trim()).toBe('Configuration error: --port must be a whole number from 0 to 65535, got "1e4"');
       // a data dir that is a file: said in words, not as the system call's error (EEXIST: file already exists, mkdir …)
       const file = join(dataDir, "not-a-folder");
       writeFileSync(file, "");
