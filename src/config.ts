@@ -32,7 +32,6 @@ export interface Config {
   metricsToken: string | null;
 }
 
-/** Each option: environment variable, CLI flag, and how to read it. */
 /**
  * Every setting: its environment variable, its flag, what `quarry --help` says of it, and its default
  * (`value`, which loadConfig reads, or `help` saying what happens when it is not set).
@@ -71,7 +70,6 @@ export const MIN_METRICS_TOKEN_LENGTH = 16;
 
 /** HS256 keys shorter than the hash output (32 bytes) make tokens guessable offline. */
 export const MIN_JWT_SECRET_BYTES = 32;
-
 
 const FLAGS = new Set<string>(Object.values(OPTIONS).map((option) => option.flag));
 

@@ -97,10 +97,10 @@ function headersOf(path: string, status: string, bearer: boolean): string[] {
 
 function completeOperation(operation: Json, route: RouteInfo): void {
   operation.responses = { ...(route.hooks?.detail?.responses ?? {}), ...operation.responses };
+  const bearer = operation.security === undefined || operation.security.length > 0;
   for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
-    // A copy: routes may share one responses object, and their headers differ by path.
-    const bearer = operation.security === undefined || operation.security.length > 0;
     const headers = Object.fromEntries(headersOf(route.path, status, bearer).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+    // A copy: routes share their error entries (schemas.ts), and their headers differ by path.
     operation.responses[status] = { ...response, headers };
   }
   const body = route.hooks?.body;
