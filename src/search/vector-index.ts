@@ -77,7 +77,8 @@ export class VectorIndex {
     for (let slot = 0; slot < Math.min(remap.length, this.size); slot++) {
       const to = remap[slot];
       if (to < 0) continue;
-      const [from, at] = [(slot & IN_BLOCK), (to & IN_BLOCK)];
+      const from = slot & IN_BLOCK;
+      const at = to & IN_BLOCK;
       const oldBits = old.bitBlocks[slot >> BLOCK_SHIFT]!;
       const oldCodes = old.codeBlocks[slot >> BLOCK_SHIFT]!;
       this.bitBlocks[to >> BLOCK_SHIFT]!.set(oldBits.subarray(from * this.words, (from + 1) * this.words), at * this.words);
@@ -144,7 +145,7 @@ export class VectorIndex {
   /**
    * Room for `needed` slots: the first block doubles from 256 slots up to BLOCK_SLOTS (so that thousands of
    * one-chunk knowledge bases stay small), then whole blocks are added. Scales and flags (5 bytes a slot)
-   * still double.
+   * are copied as they grow, a block at a time: 1 MB at 200,000 slots.
    */
   private grow(needed: number): void {
     if (needed <= this.capacity) return;
