@@ -239,6 +239,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       `  database   ${databasePath}`,
       `  embedding  ${embed.id} (${embed.dimension}-d, max ${embed.maxTokens} tokens)`,
       `  reranker   ${models.reranker ? models.reranker.id : `none — ${models.description.reranking_hint ?? ""}`}`,
+      `  models dir ${config.modelsDir}`,
       `  workers    ${config.workers}   limits ${config.limitsEnabled ? "on" : "off"}`,
       `  metrics    ${ctx.metrics ? `${url}/api/metrics (bearer QUARRY_METRICS_TOKEN)` : "off (set QUARRY_METRICS_TOKEN to serve /api/metrics)"}`,
     ].join("\n"),

@@ -27,6 +27,9 @@ export function createApp(ctx: AppContext) {
   const api = new Elysia({ prefix: "/api" })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = startRequest(request).id;
+      // Answers carry API keys, tokens and customers' text: no cache may keep them, no browser sniff them.
+      set.headers["cache-control"] = "no-store";
+      set.headers["x-content-type-options"] = "nosniff";
     })
     .use(errorHandler)
     .use(requestLogging(ctx))

@@ -67,7 +67,7 @@ export async function loadModels(opts: LoadModelsOptions): Promise<LoadedModels>
       throw error;
     }
   }
-  return { embedder, reranker, description: describeModels(embedder, reranker, opts.modelsDir) };
+  return { embedder, reranker, description: describeModels(embedder, reranker) };
 }
 
 /** The embedding model of `opts`. */
@@ -85,12 +85,13 @@ export async function loadReranker(opts: LoadModelsOptions): Promise<OnnxReranke
   return loadFrom(opts.modelsDir, opts.rerankModel!, "Reranking", (dir) => OnnxReranker.load(dir, { threads: opts.threads, spinning: opts.spinning }));
 }
 
-export function describeModels(embedder: QueryEmbedder, reranker: Reranker | null, modelsDir: string): ModelsDescription {
+/** What GET /api/health says of the models. It answers anyone, so it names no path on the server. */
+export function describeModels(embedder: QueryEmbedder, reranker: Reranker | null): ModelsDescription {
   return {
     embedding: { id: embedder.id, dimension: embedder.dimension, max_tokens: embedder.maxTokens },
     reranker: reranker ? { id: reranker.id } : null,
     reranking_hint: reranker
       ? null
-      : `Reranking is unavailable: copy a cross-encoder (e.g. ms-marco-MiniLM-L-6-v2 ONNX export) into ${join(modelsDir, "<name>")} and set QUARRY_RERANK_MODEL=<name>`,
+      : `Reranking is unavailable: copy a cross-encoder (e.g. ms-marco-MiniLM-L-6-v2 ONNX export) into <models dir>/<name> (QUARRY_MODELS_DIR) and set QUARRY_RERANK_MODEL=<name>`,
   };
 }

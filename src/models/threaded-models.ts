@@ -141,5 +141,5 @@ export async function loadThreadedModels(dataDir: string, opts: LoadModelsOption
       throw error;
     }
   }
-  return { embedder, reranker, description: describeModels(embedder, reranker, opts.modelsDir) };
+  return { embedder, reranker, description: describeModels(embedder, reranker) };
 }

@@ -164,6 +164,27 @@ describe("error envelope", () => {
     expect(ids.size).toBe(4);
   });
 
+  test("no answer may be cached or sniffed: the one with a new API key, a list, an error, the docs", async () => {
+    const signedUp = await server.request("POST", "/auth/signup", { body: { email: "no-store@example.com", password: "correct horse battery" } });
+    expect(signedUp.body.data.api_key).toStartWith("qk_");
+    for (const res of [
+      signedUp,
+      await server.request("GET", "/v1/knowledge-bases", { token: signedUp.body.data.api_key }),
+      await server.request("GET", "/missing"),
+      await server.request("GET", "/docs"),
+      await server.request("GET", "/openapi.json"),
+    ]) {
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    }
+  });
+
+  test("/health, which answers anyone, names no path on the server", async () => {
+    const res = await server.request("GET", "/health");
+    expect(res.body.models.reranking_hint).toContain("QUARRY_MODELS_DIR");
+    expect(JSON.stringify(res.body)).not.toContain(process.cwd());
+  });
+
   test("a request without a usable Host header (HTTP/1.0 sends none) is answered like any other", async () => {
     const account = await signup(server);
     const auth = `Authorization: Bearer ${account.apiKey}\r\n`;

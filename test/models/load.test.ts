@@ -54,7 +54,7 @@ describe("loadModels", () => {
       expect(models.reranker).toBeNull();
       expect(models.description.reranker).toBeNull();
       expect(models.description.reranking_hint).toBe(
-        `Reranking is unavailable: copy a cross-encoder (e.g. ms-marco-MiniLM-L-6-v2 ONNX export) into ${join(MODELS_DIR, "<name>")} and set QUARRY_RERANK_MODEL=<name>`,
+        `Reranking is unavailable: copy a cross-encoder (e.g. ms-marco-MiniLM-L-6-v2 ONNX export) into <models dir>/<name> (QUARRY_MODELS_DIR) and set QUARRY_RERANK_MODEL=<name>`,
       );
     } finally {
       await models.embedder.close();
