@@ -6,9 +6,10 @@ import { CJK_SCRIPTS, DICTIONARY_SCRIPTS } from "../characters.ts";
 // The document becomes a stream of units: heading lines, then sentences (lines, for tables and
 // lists), and word runs for sentences too long to fit a chunk. Each unit is counted once, and
 // chunks are packed from units by summing their counts. Rules:
-// - A heading starts a new chunk, unless the chunk so far is under minTokens: small sections
-//   are merged with what follows. A chunk's sectionHeading is the heading of the section that holds most
-//   of its own text (the first of equals); text before a document's first heading has none.
+// - A heading starts a new chunk unless the chunk so far holds only headings: sections are never merged,
+//   however small, so that a chunk's sectionHeading is the heading all of its text is under (a heading
+//   with no text of its own goes with the section after it); text before a document's first heading
+//   has none.
 // - A change of section metadata (another slide or sheet) always starts a new chunk.
 // - Otherwise a chunk grows to targetTokens (never beyond maxTokens). When what is left of its
 //   section fits under maxTokens, it takes that too; else, when it stops inside a paragraph and a
@@ -99,11 +100,12 @@ export function chunkDocument(doc: ParsedDocument, modelTokens: (text: string) =
     const start = i;
     let paragraphCut = -1;
     let stoppedForSize = false;
+    let hasText = false;
     for (; i < units.length; i++) {
       const unit = units[i]!;
       if (i > start) {
         if (unit.metaKey !== units[i - 1]!.metaKey) break;
-        if (unit.startsSection && total >= minTokens) break;
+        if (unit.startsSection && hasText) break;
         if (total >= targetTokens || total + unit.tokens > maxTokens) {
           stoppedForSize = true;
           break;
@@ -111,6 +113,7 @@ export function chunkDocument(doc: ParsedDocument, modelTokens: (text: string) =
         if (unit.startsParagraph && total >= minTokens) paragraphCut = i;
       }
       total += unit.tokens;
+      hasText ||= !unit.isHeading;
     }
     if (stoppedForSize) {
       // A section's last sentences stay with the rest of it: left over, they opened the next chunk, which
@@ -269,27 +272,19 @@ function toChunk(units: Unit[], own: Unit[], chunkIndex: number): ChunkDraft {
     chunkIndex,
     startPage: pages.length > 0 ? Math.min(...pages) : null,
     endPage: pages.length > 0 ? Math.max(...pages) : null,
-    sectionHeading: largestSectionHeading(own),
+    sectionHeading: sectionHeadingOf(own),
     tokenCount: sumTokens(units),
     metadata: { ...first.meta },
   };
 }
 
 /**
- * The heading of the section that holds most of `own`'s tokens, the first of equals; "" only when none
- * of its text is under a heading. Small sections merged into one chunk were all cited under the first
- * one's heading: an audit found a page's "Who's it for?" and "Our community" cited as "Agents", a
- * paper's acknowledgments as "6 Conclusion".
+ * The heading of the section `own`'s text is under: its last unit's, as sections are not merged (the
+ * headings before that section's have no text of their own). Merged small sections were cited under one
+ * heading, the first or the largest: two audits found text cited under a neighbouring section's heading.
  */
-function largestSectionHeading(own: Unit[]): string {
-  const sections: { heading: string; tokens: number }[] = [];
-  for (const [i, unit] of own.entries()) {
-    if (i === 0 || unit.startsSection) sections.push({ heading: unit.heading, tokens: 0 });
-    sections[sections.length - 1]!.tokens += unit.tokens;
-  }
-  let best = { heading: "", tokens: -1 };
-  for (const section of sections) if (section.heading !== "" && section.tokens > best.tokens) best = section;
-  return best.heading;
+function sectionHeadingOf(own: Unit[]): string {
+  return own[own.length - 1]!.heading;
 }
 
 function sumTokens(units: Unit[]): number {

@@ -149,51 +149,57 @@ test("a long run of closing brackets or quotes is split in linear time (a hang g
 }, 20_000);
 
 describe("section rules", () => {
-  test("small sections are merged with the next, headings kept as lines", () => {
+  test("sections are never merged, however small: each chunk is cited under the heading its text is under", () => {
     const sections: ParsedSection[] = ["One", "Two", "Three", "Four"].map((heading, index) => ({
-      text: uniqueProse(index + 1, 1, 15),
-      page: 1,
+      text: uniqueProse(index + 1, index + 1, 15),
+      page: index + 1,
       heading,
     }));
-    const chunks = chunkDocument({ pageCount: 1, sections }, countWords, OPTIONS);
-    expect(chunks).toHaveLength(1);
-    expect(chunks[0]!.sectionHeading).toBe("One");
-    expect(chunks[0]!.text).toStartWith("One\n\ns1p1w0");
-    expect(chunks[0]!.text).toContain("\n\nFour\n\ns4p1w0");
-  });
-
-  test("a chunk of merged small sections is headed by the one that holds most of its text", () => {
-    const sections: ParsedSection[] = [
-      { text: uniqueProse(1, 1, 15), page: 1, heading: "Agents" },
-      { text: uniqueProse(2, 1, 55), page: 1, heading: "Who it is for" },
-      { text: uniqueProse(3, 2, 10), page: 2, heading: "Community" },
-    ];
-    const chunks = chunkDocument({ pageCount: 2, sections }, countWords, OPTIONS);
-    expect(chunks.map((chunk) => [chunk.sectionHeading, chunk.startPage, chunk.endPage, chunk.text.slice(0, 14)])).toEqual([
-      ["Who it is for", 1, 2, "Agents\n\ns1p1w0"],
+    const chunks = chunkDocument({ pageCount: 4, sections }, countWords, OPTIONS);
+    expect(chunks.map((chunk) => [chunk.sectionHeading, chunk.startPage, chunk.endPage, chunk.text.slice(0, 12)])).toEqual([
+      ["One", 1, 1, "One\n\ns1p1w0 "],
+      ["Two", 2, 2, "Two\n\ns2p2w0 "],
+      ["Three", 3, 3, "Three\n\ns3p3w"],
+      ["Four", 4, 4, "Four\n\ns4p4w0"],
     ]);
   });
 
-  test("a chunk starting in text before the first heading takes the first heading merged into it", () => {
+  test("headings with no text of their own go with the section after them, whose heading the chunk takes", () => {
+    const sections: ParsedSection[] = [
+      { text: "", page: 1, heading: "Chapter 1: a long title for the whole chapter" },
+      { text: uniqueProse(1, 1, 10), page: 1, heading: "Intro" },
+      { text: uniqueProse(2, 1, 10), page: 1, heading: "Setup" },
+    ];
+    const chunks = chunkDocument({ pageCount: 1, sections }, countWords, OPTIONS);
+    expect(chunks.map((chunk) => [chunk.sectionHeading, chunk.text.slice(0, 60)])).toEqual([
+      ["Intro", "Chapter 1: a long title for the whole chapter\n\nIntro\n\ns1p1w0"],
+      ["Setup", "Setup\n\ns2p1w0 s2p1w1 s2p1w2 s2p1w3 s2p1w4 s2p1w5. s2p1w6 s2p"],
+    ]);
+  });
+
+  test("text before the first heading is a chunk of its own, with no heading", () => {
     const sections: ParsedSection[] = [
       { text: "pip install orchard", page: 1, heading: "" },
       { text: uniqueProse(1, 1, 40), page: 1, heading: "What to grow" },
       { text: uniqueProse(2, 1, 40), page: 1, heading: "When to prune" },
     ];
     const chunks = chunkDocument({ pageCount: 1, sections }, countWords, OPTIONS);
-    expect(chunks.map((chunk) => [chunk.sectionHeading, chunk.text.slice(0, 19)])).toEqual([["What to grow", "pip install orchard"]]);
+    expect(chunks.map((chunk) => [chunk.sectionHeading, chunk.text.slice(0, 19)])).toEqual([
+      ["", "pip install orchard"],
+      ["What to grow", "What to grow\n\ns1p1w"],
+      ["When to prune", "When to prune\n\ns2p1"],
+    ]);
   });
 
-  test("a section's last sentences stay with the rest of it, so the small sections after it start a chunk under their own heading", () => {
-    // 130 words of Alpha: past the target of 120, within the maximum of 160. Left over, its last sentences
-    // opened the next chunk, which merged Beta and Gamma in under the heading Alpha.
+  test("a section's last sentences stay with the rest of it rather than open a chunk of their own", () => {
+    // 130 words of Alpha: past the target of 120, within the maximum of 160.
     const sections: ParsedSection[] = [
       { text: uniqueProse(1, 1, 130), page: 1, heading: "Alpha" },
       { text: uniqueProse(2, 1, 12), page: 1, heading: "Beta" },
       { text: uniqueProse(3, 2, 12), page: 2, heading: "Gamma" },
     ];
     const chunks = chunkDocument({ pageCount: 2, sections }, countWords, OPTIONS);
-    expect(chunks.map((chunk) => [chunk.sectionHeading, chunk.startPage, chunk.endPage])).toEqual([["Alpha", 1, 1], ["Beta", 1, 2]]);
+    expect(chunks.map((chunk) => [chunk.sectionHeading, chunk.startPage, chunk.endPage])).toEqual([["Alpha", 1, 1], ["Beta", 1, 1], ["Gamma", 2, 2]]);
     expect(chunks[0]!.text).toEndWith("s1p1w129.");
     expect(chunks[1]!.text).toStartWith("Beta\n\ns2p1w0");
   });

@@ -39,7 +39,11 @@ export const ChunkSchema = z.object({
   chunk_index: z.number().int(),
   start_page: z.number().int().nullable().describe("null for text-only documents"),
   end_page: z.number().int().describe("1 for text-only documents"),
-  section_heading: z.string(),
+  section_heading: z
+    .string()
+    .describe(
+      "The heading all of the chunk's text is under (a chunk never spans two sections, however short; headings with no text of their own come with the section after them); \"\" for text before a document's first heading or in a document without headings",
+    ),
   token_count: z.number().int(),
   metadata: Metadata,
   created_at: Timestamp,
