@@ -11,19 +11,24 @@ export const MAX_NAME_LENGTH = 256;
 export const MAX_TEXT_LENGTH = 10_000_000;
 
 /**
- * The name shown for a document: the last path segment of what the client sent, without control
- * characters, nor the bidirectional overrides and isolates that make a name read otherwise than it is
- * ("\u202Etxt.exe.txt" shows as "txt.exe.txt" reversed). The stored file gets a stricter name (store/files.ts
- * sanitizeFileName).
+ * The name shown for a document, as the client sent it but without control characters, nor the
+ * bidirectional overrides and isolates that make a name read otherwise than it is ("\u202Etxt.exe.txt"
+ * shows as "txt.exe.txt" reversed). Raw text's name is taken whole ("Q3/Q4 summary"); an uploaded file's
+ * is its last path segment (uploadName). The stored file gets a stricter name (store/files.ts sanitizeFileName).
  */
-export function documentName(raw: string, field: string): string {
-  const name = (raw.split(/[\\/]/).pop() ?? "")
+export function documentName(raw: string, field: string, whenEmpty = "must not be empty"): string {
+  const name = raw
     .normalize("NFC")
     .replace(/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, "")
     .trim();
-  if (name === "") throw invalid([field], "must contain a file name");
+  if (name === "") throw invalid([field], whenEmpty);
   if (characterCount(name) > MAX_NAME_LENGTH) throw invalid([field], `must be at most ${MAX_NAME_LENGTH} characters`);
   return name;
+}
+
+/** An uploaded file's name: browsers and tools may send a path ("C:\\Users\\me\\report.pdf"); the file name is its last segment. */
+function uploadName(raw: string): string {
+  return documentName(raw.split(/[\\/]/).pop()!, "file", "must contain a file name");
 }
 
 export interface CheckedUpload {
@@ -35,7 +40,7 @@ export interface CheckedUpload {
 /** The lowercased extension is the document's file_type. */
 export function checkUploadFile(file: { name?: string; size: number }): CheckedUpload {
   // A multipart part sent with an empty filename arrives without a name.
-  const name = documentName(file.name ?? "", "file");
+  const name = uploadName(file.name ?? "");
   const extension = /\.([^.]+)$/.exec(name)?.[1]?.toLowerCase();
   if (!extension || !isSupportedType(extension)) {
     throw invalid(

@@ -84,6 +84,20 @@ describe("POST /documents/text", () => {
     expect(res.body.data.storage_path).toEndWith("/Weekly sync.txt");
   });
 
+  test("a name is kept whole, slashes and all (it is no path); the stored file's name has underscores for them", async () => {
+    const ws = await workspace(server);
+    for (const [name, stored] of [
+      ["Q3/Q4 revenue: summary", "/Q3_Q4 revenue summary.txt"],
+      ["../sub/report", "/file._sub_report.txt"],
+      ["a/", "/a_.txt"],
+    ]) {
+      const res = await addText(server, ws, { text: "quarterly revenue grew", name });
+      expect([res.status, res.body.data.name]).toEqual([202, name]);
+      expect(res.body.data.storage_path).toEndWith(stored);
+      expect(res.body.data.storage_path.split("/")).not.toContain("..");
+    }
+  });
+
   test("NUL characters in the text are dropped: it is not read as a binary file", async () => {
     const ws = await workspace(server);
     const res = await addText(server, ws, { text: "\u0000\u0000Lighthouse\u0000 logbook entries", name: "nul.txt" });

@@ -71,7 +71,7 @@ const UploadBody = z.object(
 
 const TextBody = z.object({
   text: z.string().min(1).max(MAX_TEXT_LENGTH),
-  name: z.string().min(1).max(MAX_NAME_LENGTH).nullish().describe("Absent or null: text-<created_at as ISO timestamp>.txt"),
+  name: z.string().min(1).max(MAX_NAME_LENGTH).nullish().describe("Kept as sent, slashes included (control characters and bidirectional overrides are dropped); absent or null: text-<created_at as ISO timestamp>.txt"),
   metadata: MetadataInput.nullish(),
 });
 
