@@ -95,6 +95,15 @@ export const MULTIPART: [({ request }: { request: Request }) => undefined, "form
 ];
 
 /**
+ * Route option (`transform: requireMultipart`) of the same routes: a JSON or other body there is reported as
+ * the wrong Content-Type, not as a form without its file. Runs after the credential check (401 first).
+ */
+export function requireMultipart({ request }: { request: Request }): void {
+  const contentType = request.headers.get("content-type") ?? "";
+  if (hasBody(request) && !/^multipart\/form-data/i.test(contentType)) throw unsupportedContentType(contentType);
+}
+
+/**
  * Deepest nesting of arrays and objects a JSON body may have: far beyond any valid request (metadata
  * nests at most 5 levels) and far below what recursive validation and error reporting cope with (a body
  * 100,000 levels deep overflowed the stack after 30 s of blocking the server).

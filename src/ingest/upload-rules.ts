@@ -66,9 +66,9 @@ export function parseMetadataField(raw: unknown): Record<string, unknown> | unde
       throw invalid(["metadata"], 'is not valid JSON; send a JSON object such as {"team":"support"}');
     }
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw invalid(["metadata"], 'must be a JSON object such as {"team":"support"}');
-  }
+  // A form with the field twice arrives as a list of its values, as does a JSON array: both are refused.
+  if (Array.isArray(value)) throw invalid(["metadata"], 'must be one JSON object such as {"team":"support"}, sent once; it came as a list');
+  if (value === null || typeof value !== "object") throw invalid(["metadata"], 'must be a JSON object such as {"team":"support"}');
   const issues = metadataIssues(value).map((issue) => ({ ...issue, path: ["metadata", ...issue.path] }));
   if (issues.length > 0) throw validationError(issues, `${issues[0].path.join(".")}: ${issues[0].message}`);
   return value as Record<string, unknown>;

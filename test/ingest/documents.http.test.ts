@@ -54,9 +54,20 @@ describe("POST /documents (upload)", () => {
     expectValidation(await upload(server, ws, text("a.txt", "x"), "{not json"), "metadata", /JSON/);
     expectValidation(await upload(server, ws, text("a.txt", "x"), "[1,2]"), "metadata", /object/);
     expectValidation(await upload(server, ws, text("a.txt", "x"), "42"), "metadata", /object/);
-    const json = await server.request("POST", ws.docs, { token: ws.account.apiKey, body: { file: "a.txt" } });
-    expectValidation(json, "file");
     expect((await get(ws)).body.data).toEqual([]);
+  });
+
+  test("a JSON body sent to upload or replace is told its Content-Type is wrong; without a credential it is a 401 first", async () => {
+    const ws = await workspace(server);
+    const doc = await upload(server, ws, text("a.txt", "x"));
+    for (const [method, path] of [["POST", ws.docs], ["PUT", `${ws.docs}/${doc.body.data.id}`]] as const) {
+      const json = await server.request(method, path, { token: ws.account.apiKey, body: { file: "a.txt", metadata: {} } });
+      expect([json.status, json.body.error.code, json.body.error.details.issues[0].path]).toEqual([400, "VALIDATION_ERROR", ["headers", "content-type"]]);
+      expect(json.body.error.details.issues[0].message).toContain("multipart/form-data");
+      expect((await server.request(method, path, { body: { file: "a.txt" } })).status).toBe(401);
+    }
+    // No body at all is told what the body must be.
+    expectValidation(await server.request("POST", ws.docs, { token: ws.account.apiKey }), [], /multipart\/form-data body with the document/);
   });
 
   test("odd multipart bodies: a nameless or repeated file part is a 400 naming file; metadata may come as a file part", async () => {
@@ -71,6 +82,8 @@ describe("POST /documents (upload)", () => {
       `Content-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n${content}`;
     expectValidation(await raw([filePart("")]), "file", /file name/);
     expectValidation(await raw([filePart("a.txt"), filePart("b.txt")]), "file", /once/);
+    const metadataPart = (json: string) => `Content-Disposition: form-data; name="metadata"\r\n\r\n${json}`;
+    expectValidation(await raw([filePart("a.txt"), metadataPart('{"a":1}'), metadataPart('{"b":2}')]), "metadata", /sent once/);
     expectValidation(await raw(['Content-Disposition: form-data; name="file"\r\n\r\nhello']), "file", /must be a file/);
     const withMetadataFile = await upload(server, ws, text("a.txt", "x"), new File(['{"from":"file"}'], "metadata.json"));
     expect(withMetadataFile.status).toBe(202);

@@ -7,7 +7,7 @@ import { requestState } from "../request-state.ts";
 import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp } from "../schemas.ts";
 import { DOCUMENT_STATUSES, type Document } from "../../store/documents.ts";
 import { DocumentService, type UploadInput } from "../../ingest/document-service.ts";
-import { MULTIPART } from "../body.ts";
+import { MULTIPART, requireMultipart } from "../body.ts";
 import { MAX_FILE_BYTES, MAX_NAME_LENGTH, MAX_TEXT_LENGTH, parseMetadataField } from "../../ingest/upload-rules.ts";
 import { SUPPORTED_TYPES } from "../../ingest/parsers/index.ts";
 
@@ -85,7 +85,7 @@ const DocParams = KbParams.extend({ doc_id: prefixedId("doc") });
 const tags = ["Documents"];
 
 /** Route options shared by upload and replacement. */
-const MULTIPART_UPLOAD = { parse: MULTIPART, body: UploadBody, response: { 202: dataOf(DocumentSchema) } } as const;
+const MULTIPART_UPLOAD = { parse: MULTIPART, transform: requireMultipart, body: UploadBody, response: { 202: dataOf(DocumentSchema) } } as const;
 
 /** The upload as the service takes it; the request log gets what was sent, never the contents. */
 async function uploadInput(request: Request, body: z.infer<typeof UploadBody>): Promise<UploadInput> {
