@@ -5,11 +5,11 @@ import { hybridScore } from "./scores.ts";
 /** Both rankings best first; returns the `limit` best chunks by fused score (ties: lower rowid first). */
 export function fuseRankings(vector: RowidHit[], keyword: RowidHit[], alpha: number, limit: number): RowidHit[] {
   const ranks = new Map<number, { vector: number | null; keyword: number | null }>();
-  vector.forEach((hit, i) => ranks.set(hit.rowid, { vector: i + 1, keyword: null }));
-  keyword.forEach((hit, i) => {
-    const entry = ranks.get(hit.rowid);
-    if (entry) entry.keyword = i + 1;
-    else ranks.set(hit.rowid, { vector: null, keyword: i + 1 });
+  sharedRanks(vector, (rowid, rank) => ranks.set(rowid, { vector: rank, keyword: null }));
+  sharedRanks(keyword, (rowid, rank) => {
+    const entry = ranks.get(rowid);
+    if (entry) entry.keyword = rank;
+    else ranks.set(rowid, { vector: null, keyword: rank });
   });
   // The best `limit` kept in order as the candidates go by (a few hundred of them, for a top 10 or so):
   // sorting them all cost more than the rest of the fusion.
@@ -24,6 +24,18 @@ export function fuseRankings(vector: RowidHit[], keyword: RowidHit[], alpha: num
     if (best.length > limit) best.pop();
   }
   return best;
+}
+
+/**
+ * Each hit's rank from 1, hits of equal raw score sharing the best of their ranks (1, 2, 2, 4): a side
+ * that cannot tell two chunks apart gives them the same rank, so copies of one text fuse to the same score.
+ */
+function sharedRanks(hits: RowidHit[], visit: (rowid: number, rank: number) => void): void {
+  let rank = 0;
+  hits.forEach((hit, i) => {
+    if (i === 0 || hit.score !== hits[i - 1].score) rank = i + 1;
+    visit(hit.rowid, rank);
+  });
 }
 
 /** Whether (score, rowid) ranks before `hit`: a higher score, or the same and a lower rowid. */

@@ -23,7 +23,7 @@ function rrfWeight(rank: number | null): number {
 }
 
 /**
- * Hybrid mode: alpha/(60 + vector rank) + (1 − alpha)/(60 + keyword rank), ranks from 1, a side
+ * Hybrid mode: alpha/(60 + vector rank) + (1 − alpha)/(60 + keyword rank), ranks from 1 (equal raw scores share the best of their ranks: fusion.ts), a side
  * contributing 0 where it did not find the chunk; divided by its maximum, 1/61 (first on both sides).
  * Each side is normalized before weighting, so first on both sides is exactly alpha + (1 − alpha) = 1.
  */

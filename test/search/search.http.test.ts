@@ -105,6 +105,16 @@ test("hybrid: a chunk first on both sides scores 1; alpha 0 and 1 run one side o
   expect(vectorOnly.usage.embedding_tokens).toBeGreaterThan(0);
 });
 
+test("hybrid: copies of one text score the same (equal on both sides, so they share their ranks), and a threshold keeps all or none", async () => {
+  const copies = await createKb(server, kb.account);
+  const text = "The lighthouse keeper recorded the storm surge at dawn. Waves crossed the breakwater twice.";
+  await addDocs(server, copies, [0, 1, 2].map((i) => ({ name: `copy${i}`, text })));
+  const query = { query: "storm surge at the lighthouse", mode: "hybrid" };
+  const all = await search(server, copies, query);
+  expect(all.results.map((r) => r.score)).toEqual([1, 1, 1]);
+  expect((await search(server, copies, { ...query, score_threshold: 0.99 })).results).toHaveLength(3);
+});
+
 test("keyword_query replaces the keyword side's text", async () => {
   const data = await search(server, kb, { query: "something about baking", keyword_query: "header corner kick", mode: "keyword" });
   expect(data.query).toBe("something about baking");

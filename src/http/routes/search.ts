@@ -116,7 +116,7 @@ alpha 1 the vector side only.
 **Scores** are 0–1, higher is better, and a given raw relevance always maps to the same score within a mode:
 vector = cosine similarity (negatives as 0); keyword = s / (s + ${KEYWORD_SCORE_MIDPOINT}) for the BM25 score s;
 hybrid = (alpha/(${RRF_K} + vector rank) + (1 − alpha)/(${RRF_K} + keyword rank)) × ${RRF_K + 1}, so 1 means first on
-both sides; reranked = the cross-encoder's relevance probability. Scores of different modes are not comparable.
+both sides (ranks from 1; chunks a side scores equally share the best of their ranks, so copies of one text score alike); reranked = the cross-encoder's relevance probability. Scores of different modes are not comparable.
 
 **Reranking** (default on) applies when a cross-encoder is installed: the best max(${RERANK_POOL_MIN},
 ${RERANK_POOL_FACTOR} × top_k) candidates are rescored and reordered. If it fails or exceeds the configured timeout
