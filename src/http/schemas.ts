@@ -4,6 +4,7 @@ import "./zod-messages.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../store/pagination.ts";
 import { STATUS_BY_CODE, type ErrorCode } from "../errors.ts";
 import { METADATA_LIMITS, metadataIssues } from "../store/metadata-limits.ts";
+import { DOCUMENT_STATUSES } from "../store/documents.ts";
 
 /**
  * Metadata is passed through as it is, not rebuilt by z.record: that copies key by key, which drops an own
@@ -45,14 +46,20 @@ const UsageLimitDetails = z.union([
     .describe("The monthly search queries"),
 ]);
 
-/** What an error of each status carries in `details`: 400 always its issues, a 429 for an allowance its figures, others none. */
-const DETAILS_BY_STATUS: Record<number, z.ZodType> = { 400: ValidationDetails, 429: UsageLimitDetails.optional() };
+/** A 409 for a document still processing (replace): where it is. */
+const ConflictDetails = z.object({ status: z.enum(DOCUMENT_STATUSES) }).describe("A document still processing: its status");
+
+/**
+ * What an error of each status carries in `details`: 400 always its issues, a 429 for an allowance its
+ * figures, a 409 for a document still processing its status, others none.
+ */
+const DETAILS_BY_STATUS: Record<number, z.ZodType> = { 400: ValidationDetails, 409: ConflictDetails.optional(), 429: UsageLimitDetails.optional() };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "VALIDATION_ERROR: details.issues lists each problem as {path, message}",
   401: "AUTHENTICATION_ERROR: missing or invalid credential",
   404: "NOT_FOUND: '<Resource> not found: <id>'",
-  409: "CONFLICT",
+  409: "CONFLICT: an email already registered, or a document still processing (details.status)",
   429: "RATE_LIMIT_EXCEEDED (per-second plan rate; no details) or USAGE_LIMIT_EXCEEDED (plan allowance; details as below)",
   500: "INTERNAL_ERROR",
   503: "EXTERNAL_SERVICE_ERROR: the embedding model failed or timed out",

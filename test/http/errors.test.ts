@@ -332,6 +332,9 @@ describe("service endpoints", () => {
       ["limit", "current_usage", "plan", "requested"],
     ]);
     expect(errorOf(search, "401").properties.details).toBeUndefined();
+    // A replacement refused while the document is processing says where it is (document-service.ts).
+    const replace = paths["/api/v1/knowledge-bases/{kb_id}/documents/{doc_id}"].put;
+    expect(errorOf(replace, "409").properties.details.properties.status.enum).toEqual(["pending", "parsing", "chunking", "embedding", "ready", "failed"]);
     // /auth and /webhooks are limited per client IP: no allowance there
     expect(errorOf(login, "429").properties.code.enum).toEqual(["RATE_LIMIT_EXCEEDED"]);
     expect(Object.keys(components.headers).sort()).toEqual(["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "WWW-Authenticate", "X-Request-Id"]);
