@@ -68,8 +68,12 @@ export async function readBytes(request: Request, max: number): Promise<Uint8Arr
   return Buffer.concat(chunks);
 }
 
+/**
+ * application/json, with parameters (charset) or none. Other JSON-based types are not taken as it: a
+ * JSON Patch (application/json-patch+json) is a list of operations, not the fields to set.
+ */
 function isJson(contentType: string): boolean {
-  return /^application\/([\w.+-]*\+)?json\b/i.test(contentType);
+  return /^application\/json\s*(;|$)/i.test(contentType);
 }
 
 /** One message for every route: the parser runs before the route is known to take multipart or JSON. */

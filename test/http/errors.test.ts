@@ -49,6 +49,13 @@ describe("error envelope", () => {
     });
     expect(wrongType.status).toBe(400);
     expectEnvelope(wrongType.body, "VALIDATION_ERROR");
+    // Only application/json itself: a JSON Patch or a vendor type is not a body of fields (it was applied as one).
+    for (const type of ["application/json-patch+json", "application/merge-patch+json", "application/vnd.foo+json", "application/jsonx"]) {
+      const other = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: '{"name":"x"}', headers: { "content-type": type } });
+      expect([type, other.status, other.body.error.details.issues[0].path]).toEqual([type, 400, ["headers", "content-type"]]);
+    }
+    const withCharset = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: '{"name":"x"}', headers: { "content-type": "Application/JSON; charset=utf-8" } });
+    expect(withCharset.status).toBe(201);
 
     const huge = await fetch(`${server.url}/v1/knowledge-bases`, {
       method: "POST",
