@@ -210,6 +210,18 @@ describe("subscription events", () => {
     expect(outcomeOf((await deliver(subscription("subscription.revoked", account))).id)).toBe("already_on_trial");
   });
 
+  test("an end event without a subscription id ends the current one: a late plan event for it, without times, revives nothing", async () => {
+    const account = await signup(server);
+    const untimed = (name: string, data: Record<string, unknown>) => ({ ...subscription(name, account, data), timestamp: undefined });
+    await deliver(untimed("subscription.created", { subscription_id: "sub_Q" }));
+    const { current_period_start: periodStart } = (await server.request("GET", "/v1/usage", { token: account.apiKey })).body.data;
+    expect(outcomeOf((await deliver(untimed("subscription.canceled", { subscription_id: undefined }))).id)).toBe("subscription_ended");
+    clock.advance(60_000);
+    expect(outcomeOf((await deliver(untimed("subscription.active", { subscription_id: "sub_Q" }))).id)).toBe("ended_subscription");
+    expect((await accountOf(account)).plan).toBe("trial");
+    expect((await server.request("GET", "/v1/usage", { token: account.apiKey })).body.data.current_period_start).toBe(periodStart);
+  });
+
   test("an end event for another subscription than the account's current one changes nothing", async () => {
     const account = await signup(server);
     await deliver(subscription("subscription.active", account, { subscription_id: "sub_new" }));
