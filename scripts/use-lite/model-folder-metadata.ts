@@ -46,7 +46,7 @@ export function configJson(d: UseLiteArchitecture, weights: UseLiteWeights) {
     output_l2_normalized: true,
     onnx_inputs: ["input_ids", "attention_mask"],
     onnx_output: "sentence_embedding",
-    weights: weights === "int8" ? "dense-layer kernels int8 (per output column), activations quantized per run; output head float32" : "float32",
+    weights: weights === "int8" ? "dense-layer kernels int8 (7-bit codes, per output column), activations quantized per run; output head float32" : "float32",
   };
 }
 
