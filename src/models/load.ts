@@ -92,6 +92,6 @@ export function describeModels(embedder: QueryEmbedder, reranker: Reranker | nul
     reranker: reranker ? { id: reranker.id } : null,
     reranking_hint: reranker
       ? null
-      : `Reranking is unavailable: copy a cross-encoder (e.g. ms-marco-MiniLM-L-6-v2 ONNX export) into <models dir>/<name> (QUARRY_MODELS_DIR) and set QUARRY_RERANK_MODEL=<name>`,
+      : "Reranking is unavailable: copy a cross-encoder (e.g. ms-marco-MiniLM-L-6-v2 ONNX export) into <models dir>/<name> (QUARRY_MODELS_DIR) and set QUARRY_RERANK_MODEL=<name>",
   };
 }
