@@ -188,9 +188,7 @@ export class DocumentService {
   private async store(kbId: string, id: string, file: NewFile, stillThere: () => void): Promise<string> {
     const upload = crypto.randomUUID().slice(0, 8);
     const extension = `.${file.fileType}`;
-    // Raw text's name may hold slashes ("Q3/Q4 summary"): in the file's name they become underscores.
-    const name = file.name.replace(/[\\/]/g, "_");
-    const storedName = name.toLowerCase().endsWith(extension) ? name : name + extension;
+    const storedName = file.name.toLowerCase().endsWith(extension) ? file.name : file.name + extension;
     try {
       return await this.deps.files.save(kbId, `${id}/${upload}`, storedName, file.data);
     } catch (error) {

@@ -30,10 +30,14 @@ export function cutToBytes(text: string, maxBytes: number): string {
   return text.slice(0, end);
 }
 
-/** A file name safe on every filesystem: no directories, control characters or leading dots, at most 200 bytes. */
+/**
+ * A file name safe on every filesystem: no directories (a slash becomes an underscore: raw text may be named
+ * "Q3/Q4 summary"; an upload's name is already its last path segment), control characters or leading dots,
+ * at most 200 bytes.
+ */
 export function sanitizeFileName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? "";
-  const cleaned = base
+  const cleaned = name
+    .replace(/[\\/]/g, "_")
     .normalize("NFC")
     .replace(/[\u0000-\u001f\u007f<>:"|?*]/g, "")
     .trim()
