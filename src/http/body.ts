@@ -76,6 +76,10 @@ function isJson(contentType: string): boolean {
   return /^application\/json\s*(;|$)/i.test(contentType);
 }
 
+function isMultipart(contentType: string): boolean {
+  return /^multipart\/form-data/i.test(contentType);
+}
+
 /** One message for every route: the parser runs before the route is known to take multipart or JSON. */
 const CONTENT_TYPE_RULE = "must be application/json, or multipart/form-data for document uploads and replacements";
 
@@ -104,7 +108,7 @@ export const MULTIPART: [({ request }: { request: Request }) => undefined, "form
  */
 export function requireMultipart({ request }: { request: Request }): void {
   const contentType = request.headers.get("content-type") ?? "";
-  if (hasBody(request) && !/^multipart\/form-data/i.test(contentType)) throw unsupportedContentType(contentType);
+  if (hasBody(request) && !isMultipart(contentType)) throw unsupportedContentType(contentType);
 }
 
 /**
@@ -142,7 +146,7 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
   .onParse({ as: "global" }, async ({ request, path }) => {
     if (path.startsWith(RAW_BODY_PREFIX)) return; // their route-level parser reads the exact raw body
     const contentType = request.headers.get("content-type") ?? "";
-    if (/^multipart\/form-data/i.test(contentType)) {
+    if (isMultipart(contentType)) {
       requestState(request).bodyError = unsupportedContentType(contentType); // unless the route takes MULTIPART
       return; // not parsed here: the route's MULTIPART option (or Elysia's default parser) reads the form
     }
