@@ -116,8 +116,8 @@ export function chunkDocument(doc: ParsedDocument, modelTokens: (text: string) =
       hasText ||= !unit.isHeading;
     }
     if (stoppedForSize) {
-      // A section's last sentences stay with the rest of it: left over, they opened the next chunk, which
-      // then carried their heading although the small sections merged in after them were most of its text.
+      // A section's last sentences stay with the rest of it when they fit, rather than open a chunk of their
+      // own that would hold little more than the overlap.
       const end = restOfSectionEnd(units, i, maxTokens - total);
       if (end !== null) i = end;
       else if (!units[i]!.startsParagraph && paragraphCut > start) i = paragraphCut;
