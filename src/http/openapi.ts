@@ -112,6 +112,8 @@ function completeOperation(operation: Json, route: RouteInfo): void {
 
 /** The security scheme of GET /api/metrics, whose token belongs to the server, not to an account. */
 export const METRICS_SCHEME = "metricsToken";
+/** The security scheme of POST /api/auth/api-key/regenerate, which takes the dashboard JWT and refuses an API key. */
+export const JWT_SCHEME = "dashboardJwt";
 
 /** The generator is imported at the first request for the document: loading it took ~0.15 s of every start. */
 async function buildDocument(app: Elysia, version: string): Promise<Json> {
@@ -131,6 +133,7 @@ async function buildDocument(app: Elysia, version: string): Promise<Json> {
       headers: HEADERS,
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "API key (qk_…) or dashboard JWT" },
+        [JWT_SCHEME]: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "The dashboard JWT from signup or login (an API key is refused)" },
         [METRICS_SCHEME]: { type: "http", scheme: "bearer", description: "The server's QUARRY_METRICS_TOKEN (GET /api/metrics only; no account credential opens it)" },
       },
     },

@@ -49,27 +49,22 @@ const UsageLimitDetails = z.union([
 /** A 409 for a document still processing (replace): where it is. */
 const ConflictDetails = z.object({ status: z.enum(DOCUMENT_STATUSES) }).describe("A document still processing: its status");
 
-/**
- * What an error of each status carries in `details`: 400 always its issues, a 429 for an allowance its
- * figures, a 409 for a document still processing its status, others none.
- */
-const DETAILS_BY_STATUS: Record<number, z.ZodType> = { 400: ValidationDetails, 409: ConflictDetails.optional(), 429: UsageLimitDetails.optional() };
+/** What an error of each status carries in `details`: 400 always its issues, a 409 (replace) the document's status, others none. */
+const DETAILS_BY_STATUS: Record<number, z.ZodType> = { 400: ValidationDetails, 409: ConflictDetails };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "VALIDATION_ERROR: details.issues lists each problem as {path, message}",
   401: "AUTHENTICATION_ERROR: missing or invalid credential",
   404: "NOT_FOUND: '<Resource> not found: <id>'",
-  409: "CONFLICT: an email already registered, or a document still processing (details.status)",
-  429: "RATE_LIMIT_EXCEEDED (per-second plan rate; no details) or USAGE_LIMIT_EXCEEDED (plan allowance; details as below)",
+  409: "CONFLICT: the document is still processing (details.status)",
+  429: "RATE_LIMIT_EXCEEDED: the account's per-second plan rate (no details)",
   500: "INTERNAL_ERROR",
   503: "EXTERNAL_SERVICE_ERROR: the embedding model failed or timed out",
 };
 
 /** An OpenAPI response entry: the error envelope with these codes only, and `details` when given. */
-function errorEntry(description: string, codes: ErrorCode[], details?: z.ZodType) {
-  const envelope = z.object({
-    error: z.object({ code: z.enum(codes as [ErrorCode, ...ErrorCode[]]), message: z.string(), ...(details ? { details } : {}) }),
-  });
+function errorEntry(description: string, codes: [ErrorCode, ...ErrorCode[]], details?: z.ZodType) {
+  const envelope = z.object({ error: z.object({ code: z.enum(codes), message: z.string(), ...(details ? { details } : {}) }) });
   // Typed loosely: OpenAPI typings and JSON Schema typings disagree on details that do not matter here.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const schema: any = z.toJSONSchema(envelope);
@@ -79,19 +74,23 @@ function errorEntry(description: string, codes: ErrorCode[], details?: z.ZodType
 type ErrorEntry = ReturnType<typeof errorEntry>;
 
 /**
- * Each status's entry, made once: routes declare theirs as they are built, at every start, and making one
- * per route took 30 ms of it (the OpenAPI document copies an entry before giving it headers).
+ * Each entry, made once: routes declare theirs as they are built, at every start, and making one per route
+ * took 30 ms of it (the OpenAPI document copies an entry before giving it headers).
  */
-const entries = new Map<number, ErrorEntry>();
+const entries = new Map<string, ErrorEntry>();
 
+function entry(key: string, make: () => ErrorEntry): ErrorEntry {
+  let made = entries.get(key);
+  if (!made) entries.set(key, (made = make()));
+  return made;
+}
+
+/** A status's entry: its codes (a 429 only the rate limit; usage-limited routes say so, see meteredErrorResponses). */
 function statusEntry(status: number): ErrorEntry {
-  let entry = entries.get(status);
-  if (!entry) {
-    const codes = (Object.keys(STATUS_BY_CODE) as ErrorCode[]).filter((code) => STATUS_BY_CODE[code] === status);
-    entry = errorEntry(ERROR_DESCRIPTIONS[status] ?? "Error", codes, DETAILS_BY_STATUS[status]);
-    entries.set(status, entry);
-  }
-  return entry;
+  return entry(String(status), () => {
+    const codes = (Object.keys(STATUS_BY_CODE) as ErrorCode[]).filter((code) => STATUS_BY_CODE[code] === status && code !== "USAGE_LIMIT_EXCEEDED");
+    return errorEntry(ERROR_DESCRIPTIONS[status] ?? "Error", codes as [ErrorCode, ...ErrorCode[]], DETAILS_BY_STATUS[status]);
+  });
 }
 
 /** OpenAPI `responses` entries for the error statuses a route can return. */
@@ -99,12 +98,28 @@ export function errorResponses(...statuses: number[]): Record<string, ErrorEntry
   return Object.fromEntries(statuses.map((status) => [String(status), statusEntry(status)]));
 }
 
-let perClientRateLimited: ErrorEntry | null = null;
+/**
+ * errorResponses for the routes that spend a plan allowance or count (knowledge base create, upload, raw
+ * text, replace, search): their 429 is also USAGE_LIMIT_EXCEEDED, with its figures in `details`.
+ */
+export function meteredErrorResponses(...statuses: number[]): Record<string, ErrorEntry> {
+  const limited = entry("429 metered", () =>
+    errorEntry(
+      "RATE_LIMIT_EXCEEDED (per-second plan rate; no details) or USAGE_LIMIT_EXCEEDED (plan allowance; details as below)",
+      ["RATE_LIMIT_EXCEEDED", "USAGE_LIMIT_EXCEEDED"],
+      UsageLimitDetails.optional(),
+    ),
+  );
+  return { ...errorResponses(...statuses), ...(statuses.includes(429) ? { 429: limited } : {}) };
+}
 
-/** errorResponses for the routes that take no API key (/auth, /webhooks): a 429 there is the client IP's rate, never an allowance. */
+/** errorResponses for the routes that take no API key (/auth, /webhooks): a 429 there is the client IP's rate, a 409 an email taken. */
 export function perClientErrorResponses(...statuses: number[]): Record<string, ErrorEntry> {
-  perClientRateLimited ??= errorEntry("RATE_LIMIT_EXCEEDED: the client IP's rate (see Per-client rate limits)", ["RATE_LIMIT_EXCEEDED"]);
-  return Object.fromEntries(statuses.map((status) => [String(status), status === 429 ? perClientRateLimited! : statusEntry(status)]));
+  const perClient: Record<number, () => ErrorEntry> = {
+    409: () => entry("409 email", () => errorEntry("CONFLICT: an account with this email already exists (no details)", ["CONFLICT"])),
+    429: () => entry("429 per client", () => errorEntry("RATE_LIMIT_EXCEEDED: the client IP's rate (see Per-client rate limits)", ["RATE_LIMIT_EXCEEDED"])),
+  };
+  return Object.fromEntries(statuses.map((status) => [String(status), perClient[status]?.() ?? statusEntry(status)]));
 }
 
 /** The errors every authenticated /v1 route can return. */

@@ -344,6 +344,22 @@ describe("service endpoints", () => {
     expect(errorOf(replace, "409").properties.details.properties.status.enum).toEqual(["pending", "parsing", "chunking", "embedding", "ready", "failed"]);
     // /auth and /webhooks are limited per client IP: no allowance there
     expect(errorOf(login, "429").properties.code.enum).toEqual(["RATE_LIMIT_EXCEEDED"]);
+    // Only the routes that spend an allowance or count can answer USAGE_LIMIT_EXCEEDED (spec §7, issue 2)
+    const kbPath = paths["/api/v1/knowledge-bases/{kb_id}"];
+    for (const operation of [kbPath.get, kbPath.patch, kbPath.delete, paths["/api/v1/usage"].get, paths["/api/v1/knowledge-bases"].get]) {
+      expect(errorOf(operation, "429").properties.code.enum).toEqual(["RATE_LIMIT_EXCEEDED"]);
+      expect(errorOf(operation, "429").properties.details).toBeUndefined();
+    }
+    for (const operation of [paths["/api/v1/knowledge-bases"].post, paths["/api/v1/knowledge-bases/{kb_id}/documents"].post, paths["/api/v1/knowledge-bases/{kb_id}/documents/text"].post, replace]) {
+      expect(errorOf(operation, "429").properties.code.enum).toEqual(["RATE_LIMIT_EXCEEDED", "USAGE_LIMIT_EXCEEDED"]);
+    }
+    // Signup's 409 is a taken email, with no details; only a replacement's 409 carries a document status
+    const signupConflict = errorOf(paths["/api/auth/signup"].post, "409");
+    expect([signupConflict.properties.code.enum, signupConflict.properties.details]).toEqual([["CONFLICT"], undefined]);
+    // Regeneration takes the dashboard JWT only (an API key there is a 401)
+    expect(regenerate.security).toEqual([{ dashboardJwt: [] }]);
+    expect(components.securitySchemes.dashboardJwt).toMatchObject({ type: "http", scheme: "bearer", bearerFormat: "JWT" });
+    expect(headersOf(regenerate, "401")).toEqual([...["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"], "WWW-Authenticate", "X-Request-Id"]);
     expect(Object.keys(components.headers).sort()).toEqual(["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "WWW-Authenticate", "X-Request-Id"]);
     const rate = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"];
     expect(headersOf(search, "200")).toEqual([...rate, "X-Request-Id"]);

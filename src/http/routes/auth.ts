@@ -6,6 +6,7 @@ import type { AppContext } from "../context.ts";
 import { authenticateRequest, invalidCredential } from "../auth.ts";
 import { throwBodyError } from "../body.ts";
 import { dataOf, perClientErrorResponses, Timestamp } from "../schemas.ts";
+import { JWT_SCHEME } from "../openapi.ts";
 import { refuseIfNotAllowed, type Rate } from "../rate-limit.ts";
 import { QuarryError } from "../../errors.ts";
 import { normalizeEmail } from "../../store/accounts.ts";
@@ -94,6 +95,7 @@ export function authRoutes(ctx: AppContext) {
           description:
             "Requires the dashboard JWT from signup or login (Authorization: Bearer <token>); no body. An API key, or a missing or invalid token, is 401 AUTHENTICATION_ERROR \"Invalid or missing API key\". The previous key stops working at once; the new one is shown only once. A body, which it does not read, is still checked like any: malformed JSON or another Content-Type is 400 VALIDATION_ERROR, after the credential.",
           tags: ["Accounts"],
+          security: [{ [JWT_SCHEME]: [] }],
           responses: perClientErrorResponses(400, 401, 429, 500),
         },
       },

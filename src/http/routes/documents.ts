@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
 import { requestState } from "../request-state.ts";
-import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp } from "../schemas.ts";
+import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, meteredErrorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp } from "../schemas.ts";
 import { DOCUMENT_STATUSES, type Document } from "../../store/documents.ts";
 import { DocumentService, type UploadInput } from "../../ingest/document-service.ts";
 import { MULTIPART, requireMultipart } from "../body.ts";
@@ -144,7 +144,7 @@ export function documentRoutes(ctx: AppContext) {
             "Limits (429 USAGE_LIMIT_EXCEEDED): the trial period, the monthly page " +
             "allowance (resource pages), the plan's document count (documents) and storage (storage).",
           tags,
-          responses: errorResponses(...V1_ERRORS, 404),
+          responses: meteredErrorResponses(...V1_ERRORS, 404),
         },
       },
     )
@@ -171,7 +171,7 @@ export function documentRoutes(ctx: AppContext) {
             "The text is stored as a UTF-8 .txt file (file_type txt) and goes through the same pipeline as uploads. " +
             "Without a name the document is called text-<ISO timestamp>.txt, the timestamp being its created_at. Same limits as uploads.",
           tags,
-          responses: errorResponses(...V1_ERRORS, 404),
+          responses: meteredErrorResponses(...V1_ERRORS, 404),
         },
       },
     )
@@ -207,7 +207,7 @@ export function documentRoutes(ctx: AppContext) {
             "If the new file fails, the document is failed and has no chunks. " +
             `${FILE_RULES} Same limits as uploads; pages are counted again when processing succeeds.`,
           tags,
-          responses: errorResponses(...V1_ERRORS, 404, 409),
+          responses: meteredErrorResponses(...V1_ERRORS, 404, 409),
         },
       },
     )

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
 import { requestState } from "../request-state.ts";
-import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp } from "../schemas.ts";
+import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, meteredErrorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp } from "../schemas.ts";
 import { createKnowledgeBase, getKnowledgeBase, listKnowledgeBases, updateKnowledgeBase } from "../../store/knowledge-bases.ts";
 import { enforcedLimit } from "../../billing/limits.ts";
 
@@ -61,7 +61,7 @@ export function knowledgeBaseRoutes(ctx: AppContext) {
       {
         body: CreateBody,
         response: { 201: dataOf(KnowledgeBaseSchema) },
-        detail: { summary: "Create a knowledge base", tags, responses: errorResponses(...V1_ERRORS) },
+        detail: { summary: "Create a knowledge base", tags, responses: meteredErrorResponses(...V1_ERRORS) },
       },
     )
     .get("", ({ query, principal }) => listKnowledgeBases(ctx.db, principal.account.id, query.limit, query.cursor), {

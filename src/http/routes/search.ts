@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
 import { requestState } from "../request-state.ts";
-import { Metadata, dataOf, errorResponses, prefixedId, V1_ERRORS } from "../schemas.ts";
+import { Metadata, dataOf, meteredErrorResponses, prefixedId, V1_ERRORS } from "../schemas.ts";
 import { assertKnowledgeBaseOwned } from "../../store/knowledge-bases.ts";
 import { chargeSearchQuery } from "../../billing/usage.ts";
 import { SearchService, SEARCH_MODES, HYBRID_SIDE_DEPTH } from "../../search/search.ts";
@@ -179,7 +179,7 @@ export function searchRoutes(ctx: AppContext) {
           summary: "Search a knowledge base",
           description: DESCRIPTION,
           tags: ["Search"],
-          responses: errorResponses(...V1_ERRORS, 404, 503),
+          responses: meteredErrorResponses(...V1_ERRORS, 404, 503),
         },
       },
     );
