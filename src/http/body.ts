@@ -108,7 +108,12 @@ export const MULTIPART: [({ request }: { request: Request }) => undefined, "form
  */
 export function requireMultipart({ request }: { request: Request }): void {
   const contentType = request.headers.get("content-type") ?? "";
-  if (hasBody(request) && !isMultipart(contentType)) throw unsupportedContentType(contentType);
+  if (hasBody(request) && !isMultipart(contentType)) {
+    throw validationError(
+      [{ path: ["headers", "content-type"], message: "must be multipart/form-data" }],
+      `Unsupported Content-Type "${contentType || "(none)"}": this endpoint takes multipart/form-data, the document in a part named file (metadata, optional, a JSON string)`,
+    );
+  }
 }
 
 /**
