@@ -23,6 +23,8 @@ export const Metadata = passedThrough(z.unknown()).describe("Free-form JSON obje
 /** Metadata as a request sends it: a JSON object within METADATA_LIMITS, each problem an issue with its path. */
 export const MetadataInput = passedThrough(
   z.unknown().superRefine((metadata, ctx) => {
+    // Reached only where metadata is required (an optional field's absence never gets here).
+    if (metadata === undefined) return void ctx.addIssue({ code: "custom", path: [], message: "is required" });
     for (const issue of metadataIssues(metadata)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
   }),
 ).describe(

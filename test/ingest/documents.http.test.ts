@@ -63,7 +63,8 @@ describe("POST /documents (upload)", () => {
     for (const [method, path] of [["POST", ws.docs], ["PUT", `${ws.docs}/${doc.body.data.id}`]] as const) {
       const json = await server.request(method, path, { token: ws.account.apiKey, body: { file: "a.txt", metadata: {} } });
       expect([json.status, json.body.error.code, json.body.error.details.issues[0].path]).toEqual([400, "VALIDATION_ERROR", ["headers", "content-type"]]);
-      expect(json.body.error.details.issues[0].message).toContain("multipart/form-data");
+      expect(json.body.error.details.issues[0].message).toBe("must be multipart/form-data");
+      expect(json.body.error.message).toBe('Unsupported Content-Type "application/json": this endpoint takes multipart/form-data, the document in a part named file (metadata, optional, a JSON string)');
       expect((await server.request(method, path, { body: { file: "a.txt" } })).status).toBe(401);
     }
     // No body at all is told what the body must be.
@@ -241,8 +242,10 @@ describe("PATCH /documents/{id}", () => {
     expect((await get(ws, `/${ready.id}`)).body.data.status).toBe("ready");
     expect((await allChunks(server, ws, ready.id)).map((c) => c.id)).toEqual(chunkIds);
 
-    for (const body of [{}, { metadata: [1] }, { metadata: "x" }, { metadata: null }]) {
-      expectValidation(await server.request("PATCH", `${ws.docs}/${ready.id}`, { token: ws.account.apiKey, body }), "metadata");
+    for (const [body, message] of [[{}, "is required"], [{ metadata: [1] }, "must be a JSON object"], [{ metadata: "x" }, "must be a JSON object"], [{ metadata: null }, "must be a JSON object"]] as const) {
+      const res = await server.request("PATCH", `${ws.docs}/${ready.id}`, { token: ws.account.apiKey, body });
+      expectValidation(res, "metadata");
+      expect(res.body.error.details.issues[0].message).toBe(message);
     }
   });
 });
