@@ -100,15 +100,19 @@ function endSubscription(account: AccountRow, event: SubscriptionEvent, now: Dat
 /**
  * Deliveries come in any order and are retried for hours (Standard Webhooks), so an event older than one
  * already applied to the account changes nothing (a late 'updated' would undo a newer change, or revive a
- * cancelled plan and restart its period), and neither does a plan event for a subscription that has ended
- * (providers start a new subscription rather than reopen one). Events without a time apply in delivery order.
+ * cancelled plan and restart its period), and neither does a plan event for an ended subscription once the
+ * account has moved on to another. A plan event for the account's own ended subscription reopens it (the
+ * issue sets the plan on every plan event; a provider may reactivate a cancelled subscription under its id).
+ * Events without a time apply in delivery order.
  */
 export function decideSubscriptionEvent(account: AccountRow, event: SubscriptionEvent, now: Date, history: AccountEventHistory): SubscriptionDecision {
   const known = PLAN_EVENTS.includes(event.type) || END_EVENTS.includes(event.type);
   if (known && event.occurredAt !== null && history.latestEventAt !== null && event.occurredAt < history.latestEventAt) {
     return { outcome: "out_of_order", update: null };
   }
-  if (PLAN_EVENTS.includes(event.type) && history.subscriptionEnded) return { outcome: "ended_subscription", update: null };
+  if (PLAN_EVENTS.includes(event.type) && history.subscriptionEnded && event.subscriptionId !== account.subscription_id) {
+    return { outcome: "ended_subscription", update: null };
+  }
   if (PLAN_EVENTS.includes(event.type)) return setPlan(account, event, now);
   if (END_EVENTS.includes(event.type)) return endSubscription(account, event, now);
   return { outcome: "unknown_event", update: null };

@@ -210,16 +210,20 @@ describe("subscription events", () => {
     expect(outcomeOf((await deliver(subscription("subscription.revoked", account))).id)).toBe("already_on_trial");
   });
 
-  test("an end event without a subscription id ends the current one: a late plan event for it, without times, revives nothing", async () => {
+  test("an end event without a subscription id ends the current one; a plan event for that same subscription reopens it, with a new period", async () => {
     const account = await signup(server);
     const untimed = (name: string, data: Record<string, unknown>) => ({ ...subscription(name, account, data), timestamp: undefined });
     await deliver(untimed("subscription.created", { subscription_id: "sub_Q" }));
     const { current_period_start: periodStart } = (await server.request("GET", "/v1/usage", { token: account.apiKey })).body.data;
     expect(outcomeOf((await deliver(untimed("subscription.canceled", { subscription_id: undefined }))).id)).toBe("subscription_ended");
-    clock.advance(60_000);
-    expect(outcomeOf((await deliver(untimed("subscription.active", { subscription_id: "sub_Q" }))).id)).toBe("ended_subscription");
     expect((await accountOf(account)).plan).toBe("trial");
-    expect((await server.request("GET", "/v1/usage", { token: account.apiKey })).body.data.current_period_start).toBe(periodStart);
+    clock.advance(60_000);
+    expect(outcomeOf((await deliver(untimed("subscription.active", { subscription_id: "sub_Q", product_id: "prod_starter" }))).id)).toBe("subscription_started");
+    expect((await accountOf(account)).plan).toBe("starter");
+    const usage = (await server.request("GET", "/v1/usage", { token: account.apiKey })).body.data;
+    expect(new Date(usage.current_period_start).getTime()).toBe(new Date(periodStart).getTime() + 60_000);
+    const kbId = (await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "reopened" } })).body.data.id;
+    expect((await server.request("POST", `/v1/knowledge-bases/${kbId}/search`, { token: account.apiKey, body: { query: "x", mode: "keyword" } })).status).toBe(200);
   });
 
   test("an end event for another subscription than the account's current one changes nothing", async () => {
