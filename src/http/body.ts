@@ -148,7 +148,8 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
   })
   // Errors thrown while parsing would be reported by Elysia as a generic parse failure, so the precise
   // error is remembered here and thrown in onTransform, before the body is validated.
-  .onParse({ as: "global" }, async ({ request, path }) => {
+  .onParse({ as: "global" }, async ({ request }) => {
+    const path = requestPath(request);
     if (path.startsWith(RAW_BODY_PREFIX)) return; // their route-level parser reads the exact raw body
     const contentType = request.headers.get("content-type") ?? "";
     if (isMultipart(contentType)) {
@@ -174,7 +175,8 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
       return failure(validationError([{ path: [], message: "is not valid JSON" }], "Request body is not valid JSON"));
     }
   })
-  .onTransform({ as: "global" }, ({ request, path }) => {
+  .onTransform({ as: "global" }, ({ request }) => {
+    const path = requestPath(request);
     if (path.startsWith(AUTHENTICATED_PREFIX) || path === BEARER_AUTH_ROUTE) return; // raised once the credential is checked
     throwBodyError(request);
   });

@@ -10,10 +10,6 @@ import { requestPath } from "./request-path.ts";
 
 const KB_IN_PATH = /\/knowledge-bases\/(kb_[^/]+)(?:\/|$)/;
 
-function pathOf(request: Request, path: string | undefined): string {
-  return path || requestPath(request);
-}
-
 /** The status actually sent: a returned Response carries its own, otherwise the one set on the context. */
 function statusOf(setStatus: number | string | undefined, responseValue: unknown): number {
   if (responseValue instanceof Response) return responseValue.status;
@@ -61,8 +57,8 @@ export function requestLogging(ctx: AppContext) {
       arrivals.set(request, ctx.clock.now());
     })
     .onAfterResponse({ as: "global" }, (c) => {
-      const { request, path: routePath, route, set, body, query, responseValue } = c as unknown as AfterResponseContext;
-      const path = pathOf(request, routePath);
+      const { request, route, set, body, query, responseValue } = c as unknown as AfterResponseContext;
+      const path = requestPath(request);
       if (!path.startsWith("/api/")) return;
       const state = requestState(request);
       const elapsedMs = performance.now() - state.startedAt;

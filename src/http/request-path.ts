@@ -1,8 +1,17 @@
-// The path of a request. Bun gives a request without a usable Host header (HTTP/1.0 may send none, and an
-// empty or malformed one is no better) a URL that is its path alone, which `new URL` refuses: that threw in
-// the first hook and again in the error handler, and the client got Bun's HTML error page.
+// The path of a request, as `new URL(…).pathname` gives it. Bun gives a request without a usable Host header
+// (HTTP/1.0 may send none, and an empty one is no better) a URL that is its path alone, and one with a Host it
+// cannot parse (x:99999, [) a URL that `new URL` refuses: that threw in the first hook and again in the error
+// handler (a 500 and a stack trace a request). Elysia's own `path` is no substitute: it starts looking for the
+// path at the URL's 12th character, so behind a host of 3 characters or fewer (Host: q) it cut the path short.
 const BASE = "http://localhost";
 
 export function requestPath(request: Request): string {
-  return new URL(request.url, BASE).pathname;
+  const url = request.url;
+  try {
+    return new URL(url, BASE).pathname;
+  } catch {
+    const scheme = url.indexOf("://");
+    const start = scheme < 0 ? 0 : url.indexOf("/", scheme + 3);
+    return start < 0 ? "/" : new URL(url.slice(start).replace(/^\/+/, "/"), BASE).pathname;
+  }
 }

@@ -202,14 +202,23 @@ describe("error envelope", () => {
     expect((await rawRequest(`GET /api/v1/knowledge-bases/${kbId} HTTP/1.0\r\n${auth}\r\n`)).body.data.name).toBe("over HTTP/1.0");
     const health = await rawRequest("GET /api/health HTTP/1.0\r\n\r\n");
     expect([health.status, health.body.status]).toEqual([200, "ok"]);
-    for (const host of ["Host: \r\n", "Host: a b\r\n"]) {
+    // Empty, unparsable (a port out of range, a lone bracket) and very short hosts (Elysia's own path cut
+    // "http://q/api/v1/…" to "/v1/…", and the request history dropped the request).
+    const listedIds: string[] = [];
+    for (const host of ["Host: \r\n", "Host: a b\r\n", "Host: x:99999\r\n", "Host: [\r\n", "Host: q\r\n"]) {
       const listed = await rawRequest(`GET /api/v1/knowledge-bases/${kbId}/documents?limit=1 HTTP/1.1\r\n${host}${auth}Connection: close\r\n\r\n`);
-      expect(listed.body).toEqual({ data: [], meta: { cursor: null, has_more: false } });
+      expect([host, listed.status, listed.body]).toEqual([host, 200, { data: [], meta: { cursor: null, has_more: false } }]);
+      listedIds.push(listed.headers["x-request-id"]);
       const missing = await rawRequest(`GET /api/nope HTTP/1.1\r\n${host}Connection: close\r\n\r\n`);
       expect(missing.status).toBe(404);
       expect(missing.headers["content-type"]).toStartWith("application/json");
       expectEnvelope(missing.body, "NOT_FOUND");
       expect(missing.body.error.message).toBe("Route not found: GET /api/nope");
+    }
+    await server.server.ctx.requestLog.flushPending();
+    for (const id of listedIds) {
+      const entry = await server.request("GET", `/v1/requests/${id}`, { token: account.apiKey });
+      expect([entry.status, entry.body.data?.path, entry.body.data?.kb_id]).toEqual([200, `/api/v1/knowledge-bases/${kbId}/documents`, kbId]);
     }
   });
 });

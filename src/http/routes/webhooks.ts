@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { requestState } from "../request-state.ts";
 import { maxBodyBytes, readBytes } from "../body.ts";
+import { requestPath } from "../request-path.ts";
 import { perClientErrorResponses } from "../schemas.ts";
 import { parseWith } from "../validation.ts";
 import { validationError } from "../../errors.ts";
@@ -103,8 +104,8 @@ export function webhookRoutes(ctx: AppContext) {
       // A body over the limit is reported after the route is matched, like every unreadable body (body.ts).
       // Decoded by Buffer, which keeps a byte-order mark (TextDecoder drops it), so that the text the
       // signature is checked over encodes back to the bytes that were signed.
-      parse: async ({ request, path }) => {
-        const raw = await readBytes(request, maxBodyBytes(path));
+      parse: async ({ request }) => {
+        const raw = await readBytes(request, maxBodyBytes(requestPath(request)));
         if (raw instanceof Uint8Array) return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("utf8");
         requestState(request).bodyError = raw;
         return "";
