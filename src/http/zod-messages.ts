@@ -43,6 +43,8 @@ export function validationMessage(issue: z.core.$ZodRawIssue): string | undefine
   switch (issue.code) {
     case "invalid_type":
       if (issue.input === undefined) return "is required";
+      // JSON.parse reads 1e400 as Infinity, which zod takes for a wrong type: "must be a number, not a number".
+      if (typeof issue.input === "number" && !Number.isFinite(issue.input)) return "must be a finite number";
       if (issue.expected === "int" && typeof issue.input === "number") return "must be a whole number";
       return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}, not ${kindOf(issue.input)}`;
     case "too_small":

@@ -140,6 +140,12 @@ describe("error envelope", () => {
       { path: ["mode"], message: 'must be one of "vector", "keyword", "hybrid"' },
       { path: ["alpha"], message: "must be at most 1" },
     ]);
+    // JSON numbers too large for a double arrive as Infinity
+    const huge = await server.request("POST", `/v1/knowledge-bases/${kb.id}/search`, { token: account.apiKey, body: '{"query":"x","top_k":1e400,"score_threshold":-1e400}' });
+    expect(huge.body.error.details.issues).toEqual([
+      { path: ["top_k"], message: "must be a finite number" },
+      { path: ["score_threshold"], message: "must be a finite number" },
+    ]);
   });
 
   test("null for an optional field of a new knowledge base or text means absent", async () => {
