@@ -43,7 +43,7 @@ function summary(dataDir: string, destination: string, r: BackupResult, seconds:
       (r.segmentsGone > 0 ? `; ${r.segmentsGone} replaced meanwhile, rebuilt from the database at the first start` : ""),
     r.jwtSecret
       ? "  jwt-secret copied: dashboard sessions stay valid on the copy"
-      : "  no jwt-secret file (QUARRY_JWT_SECRET is set): give the restored server the same secret",
+      : "  no jwt-secret file (the server is given its secret by QUARRY_JWT_SECRET or --jwt-secret): give the restored server the same secret",
     `Restore: quarry serve --data-dir ${destination} (or move it into place while no server runs).`,
   ];
   return lines.join("\n");
