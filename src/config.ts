@@ -75,7 +75,7 @@ const FLAGS = new Set<string>(Object.values(OPTIONS).map((option) => option.flag
 
 /**
  * The words of a command line that are not options, after checking the options: each must be a known flag
- * with a value (`--port 9000` or `--port=9000`). A typo or a flag missing its value is an error rather than
+ * with a non-empty value (`--port 9000` or `--port=9000`). A typo or a flag missing its value is an error rather than
  * a default silently kept (`--prot 9000` started on 8080; `--data-dir --port 9000` made a folder "--port").
  */
 export function commandArguments(argv: string[]): string[] {
@@ -88,9 +88,13 @@ export function commandArguments(argv: string[]): string[] {
     }
     const flag = word.split("=", 1)[0];
     if (!FLAGS.has(flag)) throw new ConfigError(`unknown option "${flag}" (quarry --help lists them)`);
-    if (word.includes("=")) continue;
+    // An empty value (--workers "" or --workers=) would otherwise stand for the default, over the variable's value.
+    if (word.includes("=")) {
+      if (word.length === flag.length + 1) throw new ConfigError(`${flag} needs a value`);
+      continue;
+    }
     const value = argv[i + 1];
-    if (value === undefined || value.startsWith("--")) throw new ConfigError(`${flag} needs a value`);
+    if (value === undefined || value === "" || value.startsWith("--")) throw new ConfigError(`${flag} needs a value`);
     i++;
   }
   return positionals;

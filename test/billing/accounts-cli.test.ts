@@ -80,6 +80,8 @@ describe("the command line", () => {
       [["serve", "/srv/data"], 'unexpected argument "/srv/data"'],
       [["--port"], "--port needs a value"],
       [["--data-dir", "--port", "9000"], "--data-dir needs a value"],
+      [["--workers", ""], "--workers needs a value"],
+      [["--data-dir="], "--data-dir needs a value"],
     ] as const) {
       const run = await quarry(...args);
       expect({ args, code: run.code, error: run.stderr.includes(message) }).toEqual({ args, code: 1, error: true });
