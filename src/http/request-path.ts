@@ -12,6 +12,7 @@ export function requestPath(request: Request): string {
   } catch {
     const scheme = url.indexOf("://");
     const start = scheme < 0 ? 0 : url.indexOf("/", scheme + 3);
+    // One leading slash: against a base, "//api/…" would be read as a host named api.
     return start < 0 ? "/" : new URL(url.slice(start).replace(/^\/+/, "/"), BASE).pathname;
   }
 }
