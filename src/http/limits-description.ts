@@ -64,8 +64,8 @@ ${PACKAGE_LIMITS.parts} parts, ends \`failed\` with error_detail "… decompress
 A filter or metadata over its byte or key-count limit is reported as one issue at \`["filter"]\` or \`["metadata"]\` (or the nested object's path).
 
 **Request history.** Summaries are bounded: lists (such as metadata_keys and filter_keys) keep their first ${SUMMARY_LIMITS.listItems} items, a longer item
-kept as its first ${SUMMARY_LIMITS.itemLength} characters followed by "…", with \`<field>_total\` giving the full count; a longer string is kept as its first
-${SUMMARY_LIMITS.stringLength} characters followed by "…"; a summary
+cut to ${SUMMARY_LIMITS.itemLength} characters, the last of them "…", with \`<field>_total\` giving the full count; a longer string is cut to
+${SUMMARY_LIMITS.stringLength} characters, the last of them "…"; a summary
 is at most ${SUMMARY_LIMITS.bytes} bytes as JSON, fields being dropped from the end beyond that; a summary that lost items or fields has \`truncated: true\`.
 A request answered 401, or carrying no credential of an account, is recorded without a request summary.
 

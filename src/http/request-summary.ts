@@ -7,9 +7,9 @@ import { characterCount, firstCharacters } from "../characters.ts";
 export const SUMMARY_LIMITS = {
   /** Items kept of a list (e.g. metadata_keys); `<field>_total` then tells how many there were. */
   listItems: 20,
-  /** Characters kept of each string in a list (e.g. a metadata key). */
+  /** Characters at most of each string in a list (e.g. a metadata key), a cut one's last being "…". */
   itemLength: 64,
-  /** Characters kept of any other string. */
+  /** Characters at most of any other string, likewise. */
   stringLength: 200,
   /** UTF-8 bytes of the whole summary as JSON. */
   bytes: 2048,
@@ -37,9 +37,9 @@ const SCALAR_FIELDS = new Set([
   "to",
 ]);
 
-/** `text` cut to `length` characters (code points, so an emoji is never split), marked by "…". */
+/** `text` cut to `length` characters (code points, so an emoji is never split), the last of them "…". */
 function cut(text: string, length: number): string {
-  return characterCount(text) > length ? `${firstCharacters(text, length)}…` : text;
+  return characterCount(text) > length ? `${firstCharacters(text, length - 1)}…` : text;
 }
 
 /** A string (cut to `length`), number, boolean or null; undefined for anything else. */

@@ -17,7 +17,7 @@ afterAll(() => server.stop());
 
 /** 10,000 keys of 100 characters each (about 1 MB). */
 const manyKeys = (value: unknown) => Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`${String(i).padStart(5, "0")}${"k".repeat(95)}`, value]));
-const cutKey = (i: number) => `${String(i).padStart(5, "0")}${"k".repeat(59)}…`;
+const cutKey = (i: number) => `${String(i).padStart(5, "0")}${"k".repeat(58)}…`;
 
 async function loggedSummary(res: ApiResponse): Promise<Record<string, unknown>> {
   const entry = await server.request("GET", `/v1/requests/${res.headers.get("x-request-id")}`, { token: account.apiKey });
@@ -38,12 +38,12 @@ async function storedRow(res: ApiResponse): Promise<{ account_id: string | null;
 }
 
 describe("summaries of authenticated requests are bounded", () => {
-  test("10,000 metadata keys: the first 20, cut to 64 characters, with the total and truncated", async () => {
+  test("10,000 metadata keys: the first 20, cut to 64 characters (the last \"…\"), with the total and truncated", async () => {
     const res = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "n".repeat(5000), metadata: manyKeys(1) } });
     expect(res.status).toBe(400);
     const summary = await loggedSummary(res);
     expect(summary).toEqual({
-      name: `${"n".repeat(200)}…`,
+      name: `${"n".repeat(199)}…`,
       metadata_keys: Array.from({ length: 20 }, (_, i) => cutKey(i)),
       metadata_keys_total: 10_000,
       truncated: true,
@@ -58,7 +58,7 @@ describe("summaries of authenticated requests are bounded", () => {
     });
     expect(res.status).toBe(400);
     expect(await loggedSummary(res)).toEqual({
-      query: `${"q".repeat(200)}…`,
+      query: `${"q".repeat(199)}…`,
       top_k: 5,
       filter_keys: Array.from({ length: 20 }, (_, i) => cutKey(i)),
       filter_keys_total: 10_000,
@@ -72,14 +72,14 @@ describe("summaries of authenticated requests are bounded", () => {
       body: { query: "q".repeat(10_000), top_k: 5, mode: "keyword" },
     });
     expect(res.status).toBe(200);
-    expect(await loggedSummary(res)).toEqual({ query: `${"q".repeat(200)}…`, top_k: 5, mode: "keyword", rerank: true, filter_keys: [] });
+    expect(await loggedSummary(res)).toEqual({ query: `${"q".repeat(199)}…`, top_k: 5, mode: "keyword", rerank: true, filter_keys: [] });
   });
 
-  test("strings are cut at 200 characters, code points: an emoji is kept whole, never half a surrogate pair", async () => {
+  test("strings are cut to 200 characters, \"…\" included, counted in code points: an emoji is kept whole, never half a surrogate pair", async () => {
     const query = `a${"😀".repeat(300)}`;
     const res = await server.request("POST", `/v1/knowledge-bases/${kbId}/search`, { token: account.apiKey, body: { query, top_k: 5, mode: "keyword" } });
     expect(res.status).toBe(200);
-    expect((await loggedSummary(res)).query).toBe(`a${"😀".repeat(199)}…`);
+    expect((await loggedSummary(res)).query).toBe(`a${"😀".repeat(198)}…`);
   });
 
   test("a summary a route fills itself is bounded too: 64 legal metadata keys of 256 characters", async () => {
@@ -87,7 +87,7 @@ describe("summaries of authenticated requests are bounded", () => {
     const res = await server.request("POST", `/v1/knowledge-bases/${kbId}/documents/text`, { token: account.apiKey, body: { text: "Hello.", metadata } });
     expect(res.status).toBe(202);
     const summary = await loggedSummary(res);
-    expect(summary.metadata_keys).toEqual(Array.from({ length: 20 }, (_, i) => `${String(i).padStart(5, "0")}${"m".repeat(59)}…`));
+    expect(summary.metadata_keys).toEqual(Array.from({ length: 20 }, (_, i) => `${String(i).padStart(5, "0")}${"m".repeat(58)}…`));
     expect(summary).toMatchObject({ name: null, text_length: 6, metadata_keys_total: 64, truncated: true });
   });
 
