@@ -48,6 +48,18 @@ describe("POST /auth/signup", () => {
     expect(missing.body.error.details.issues.map((i: { path: string[] }) => i.path[0]).sort()).toEqual(["email", "password"]);
   });
 
+  test("an email's domain labels are as DNS has them: no hyphen at either end, 63 characters at most", async () => {
+    // Few requests: signups share the per-IP /auth burst with the rest of this file.
+    const refused = ["x1@ex-.com", `x1@${"b".repeat(64)}.com`];
+    for (const email of refused) {
+      const res = await server.request("POST", "/auth/signup", { body: { email, password: "correct horse" } });
+      expect([email, res.status, res.body.error.details.issues.map((i: { path: string[] }) => i.path)]).toEqual([email, 400, [["email"]]]);
+    }
+    for (const email of [`x1@ex-ample.${"b".repeat(63)}.co.uk`]) {
+      expect([email, (await server.request("POST", "/auth/signup", { body: { email, password: "correct horse" } })).status]).toEqual([email, 201]);
+    }
+  });
+
   test("stores only hashes of the password and the API key", async () => {
     const account = await signup(server, "hashes@example.com");
     const db = new Database(join(server.dataDir, "quarry.db"), { readonly: true });

@@ -27,8 +27,14 @@ const Account = z.object({
   created_at: Timestamp,
 });
 
+/**
+ * zod's email pattern with each domain label as DNS has it (1-63 letters, digits or hyphens, no hyphen at
+ * either end): zod's own took "a@ex-.com", which JSON Schema's `format: email` and mail servers refuse.
+ */
+const EMAIL_PATTERN = /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+
 const SignupBody = z.object({
-  email: z.email().max(256),
+  email: z.email({ pattern: EMAIL_PATTERN }).max(256),
   password: z.string().min(8).max(128),
   name: z.string().max(256).nullish(),
 });
