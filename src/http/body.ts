@@ -40,8 +40,12 @@ export function maxBodyBytes(path: string): number {
   return UNAUTHENTICATED_BODY_LIMITS.find(([prefix]) => path.startsWith(prefix))?.[1] ?? MAX_BODY_BYTES;
 }
 
-function tooLarge(size: string, max: number): QuarryError {
-  const room = max === MAX_BODY_BYTES ? " (50 MB per file)" : max === MAX_TEXT_BODY_BYTES ? ` (${MAX_TEXT_LENGTH} characters of text)` : "";
+/** The uploads (POST …/documents, PUT …/documents/{doc_id}): their cap is a file's 50 MB and its form. */
+const FILE_ROUTE = /^\/api\/v1\/knowledge-bases\/[^/]+\/documents(?:\/[^/]+)?$/;
+
+function tooLarge(size: string, max: number, request: Request): QuarryError {
+  const takesFile = (request.method === "POST" || request.method === "PUT") && FILE_ROUTE.test(requestPath(request));
+  const room = max === MAX_TEXT_BODY_BYTES ? ` (${MAX_TEXT_LENGTH} characters of text)` : max === MAX_BODY_BYTES && takesFile ? " (50 MB per file)" : "";
   return invalid(["body"], `is too large: ${size} bytes; the maximum is ${max} bytes${room}`);
 }
 
@@ -61,7 +65,7 @@ export async function readBytes(request: Request, max: number): Promise<Uint8Arr
     size += read.value.byteLength;
     if (size > max) {
       void reader.cancel();
-      return tooLarge(`more than ${max}`, max);
+      return tooLarge(`more than ${max}`, max, request);
     }
     chunks.push(read.value);
   }
@@ -144,7 +148,7 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
   .onRequest(({ request }) => {
     const length = Number(request.headers.get("content-length") ?? 0);
     const max = maxBodyBytes(requestPath(request));
-    if (length > max) throw tooLarge(String(length), max);
+    if (length > max) throw tooLarge(String(length), max, request);
   })
   // Errors thrown while parsing would be reported by Elysia as a generic parse failure, so the precise
   // error is remembered here and thrown in onTransform, before the body is validated.
