@@ -33,6 +33,13 @@ export interface Config {
 }
 
 /**
+ * The server (~300 MB under hostile uploads), another worker's parser (~220 MB) and a capped one must stay
+ * within the 1.5 GB the hostile-input harness bounds the process tree by: at 1024 MB, fuzz seed 28 peaked at
+ * 1,503-1,557 MB (server 301 + capped parser 1,025 + the other parser 220); at 960, 1,484 MB.
+ */
+export const DEFAULT_PARSE_MEMORY_MB = 960;
+
+/**
  * Every setting: its environment variable, its flag, what `quarry --help` says of it, and its default
  * (`value`, which loadConfig reads, or `help` saying what happens when it is not set).
  */
@@ -48,10 +55,7 @@ const OPTIONS = {
   rerankTimeoutMs: { env: "QUARRY_RERANK_TIMEOUT_MS", flag: "--rerank-timeout-ms", help: "reranker deadline in ms", value: "2000" },
   workers: { env: "QUARRY_WORKERS", flag: "--workers", help: "ingestion workers, 1-64 (one per CPU core)" },
   limits: { env: "QUARRY_LIMITS", flag: "--limits", help: "on or off: plan allowances and per-account rates", value: "on" },
-  // The default: the server (~300 MB under hostile uploads), another worker's parser (~220 MB) and a capped
-  // one must stay within the 1.5 GB the hostile-input harness bounds the process tree by: at 1024 MB, fuzz
-  // seed 28 peaked at 1,503-1,557 MB (server 301 + capped parser 1,025 + the other parser 220); at 960, 1,484 MB.
-  parseMemoryMb: { env: "QUARRY_PARSE_MEMORY_MB", flag: "--parse-memory-mb", help: "MB one document's parser may use", value: "960" },
+  parseMemoryMb: { env: "QUARRY_PARSE_MEMORY_MB", flag: "--parse-memory-mb", help: "MB one document's parser may use", value: String(DEFAULT_PARSE_MEMORY_MB) },
   trustProxy: { env: "QUARRY_TRUST_PROXY", flag: "--trust-proxy", help: "on behind a proxy: client IPs from X-Forwarded-For", value: "off" },
   indexMemoryMb: { env: "QUARRY_INDEX_MEMORY_MB", flag: "--index-memory-mb", help: "MB budget of the search indexes", value: "512" },
   segmentMinChanges: { env: "QUARRY_SEGMENT_MIN_CHANGES", flag: "--segment-min-changes", help: "changes that make a new index segment", value: "2000" },

@@ -4,6 +4,7 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { LIMITS_DESCRIPTION } from "./limits-description.ts";
+import { DEFAULT_PARSE_MEMORY_MB } from "../config.ts";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_TEXT_BODY_BYTES, UNAUTHENTICATED_BODY_LIMITS } from "./body.ts";
 
 const DESCRIPTION = `Quarry stores documents in knowledge bases, parses, chunks, embeds and indexes them in the background,
@@ -18,7 +19,7 @@ USAGE_LIMIT_EXCEEDED 429, EXTERNAL_SERVICE_ERROR 503, INTERNAL_ERROR 500. An iss
 (\`["name"]\`), query parameters under \`"query"\` (\`["query","limit"]\`), path parameters under \`"path"\` (\`["path","kb_id"]\`),
 a body that is not a JSON object as \`[]\`, a body too large as \`["body"]\`, a wrong Content-Type as \`["headers","content-type"]\`. An unknown route, or a known path with a method it does not have, is 404 NOT_FOUND
 "Route not found: <METHOD> <path>". Malformed JSON, a Content-Type other than application/json (multipart/form-data only on
-the uploads; the payment webhook reads its body as sent) and a body over ${MAX_BODY_BYTES} bytes (declared or, when chunked, counted; on POST …/documents/text ${MAX_TEXT_BODY_BYTES}, room for its longest text written with JSON escapes; on the routes that take no API key ${UNAUTHENTICATED_BODY_LIMITS.map(([prefix, max]) => `${prefix.replace(/^\/api/, "")}* ${max}`).join(", ")}) and JSON nesting arrays and objects more than ${MAX_JSON_DEPTH} levels deep are 400 VALIDATION_ERROR. A path id
+the uploads; the payment webhook reads its body as sent) and a body over ${MAX_BODY_BYTES} bytes (declared or, when chunked, counted; on POST …/documents/text ${MAX_TEXT_BODY_BYTES}, room for its longest text written with JSON escapes; on the routes that take no API key ${UNAUTHENTICATED_BODY_LIMITS.map(([prefix, max]) => `${prefix.replace(/^\/api/, "")}* ${max}`).join(", ")}) and JSON nesting arrays and objects more than ${MAX_JSON_DEPTH} levels deep are 400 VALIDATION_ERROR. A body sent with GET, which HTTP gives no meaning, is not read (only its declared size is checked). A path id
 needs its type prefix (kb_, doc_; otherwise 400; a request id without req_ is simply not found, 404); a prefixed id that does not exist, or belongs to another account, is
 404 "<Resource> not found: <id>". On /v1 the order of checks is: credential (401), rate limit (429), then the body
 (400): the body is not read before the credential and the rate limit have passed. INTERNAL_ERROR 500 is a failure on the
@@ -28,7 +29,7 @@ else "Internal server error" (the cause is logged with the request id, never sen
 **Processing.** Documents are processed in the background. Accounts take turns: the next document processed belongs to
 the account with the fewest documents in processing, then to the one served longest ago (first in, first out within an
 account), so one account's long queue does not hold back another's upload. Each file is parsed in its own process,
-limited to QUARRY_PARSE_MEMORY_MB of memory (default 1024) and 45 minutes; a file over either ends \`failed\` with
+limited to QUARRY_PARSE_MEMORY_MB of memory (default ${DEFAULT_PARSE_MEMORY_MB}) and 45 minutes; a file over either ends \`failed\` with
 error_detail "Parsing used more than <N> MB of memory and was stopped" or "Parsing took longer than 45 minutes and was
 stopped", and no other document is affected. Deleting a document, or its knowledge base, while it is processed stops its
 processing at once; nothing of it is indexed.
@@ -73,7 +74,11 @@ const HEADERS: Record<string, { description: string; schema: Json }> = {
   "RateLimit-Limit": { description: "The rate: the bucket's capacity (the account's per-second rate on /v1, the client IP's burst on /auth and /webhooks)", schema: { type: "integer" } },
   "RateLimit-Remaining": { description: "Whole requests left in the bucket", schema: { type: "integer" } },
   "RateLimit-Reset": { description: "Seconds until the bucket is full again", schema: { type: "integer" } },
-  "Retry-After": { description: "Whole seconds until a request will be accepted", schema: { type: "integer" } },
+  "Retry-After": {
+    description:
+      "Whole seconds until a request will be accepted. Sent with RATE_LIMIT_EXCEEDED only: waiting does not lift a USAGE_LIMIT_EXCEEDED (a plan's count or monthly allowance), so that 429 has none",
+    schema: { type: "integer" },
+  },
   "WWW-Authenticate": { description: 'Bearer realm="quarry" (realm="quarry-metrics" on /api/metrics)', schema: { type: "string" } },
 };
 

@@ -5,6 +5,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../store/pagination.ts";
 import { STATUS_BY_CODE, type ErrorCode } from "../errors.ts";
 import { METADATA_LIMITS, metadataIssues } from "../store/metadata-limits.ts";
 import { DOCUMENT_STATUSES } from "../store/documents.ts";
+import type { IdPrefix } from "../store/ids.ts";
 
 /**
  * Metadata is passed through as it is, not rebuilt by z.record: that copies key by key, which drops an own
@@ -36,15 +37,16 @@ const ValidationDetails = z.object({
   issues: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string() })),
 });
 
-const count = z.number().int().min(0);
+/** A count, size, index or page number a response carries: a whole number, never negative. */
+export const Count = z.number().int().min(0);
 
 /** USAGE_LIMIT_EXCEEDED's details: an allowance or count (billing/usage.ts, store/knowledge-bases.ts), or the search queries'. */
 const UsageLimitDetails = z.union([
   z
-    .object({ resource: z.enum(["trial", "pages", "documents", "storage", "knowledge_bases"]), limit: count, used: count })
+    .object({ resource: z.enum(["trial", "pages", "documents", "storage", "knowledge_bases"]), limit: Count, used: Count })
     .describe("The trial (days), the monthly pages, or the documents, storage bytes or knowledge bases the plan allows"),
   z
-    .object({ limit: count, current_usage: count, plan: z.string(), requested: count })
+    .object({ limit: Count, current_usage: Count, plan: z.string(), requested: Count })
     .describe("The monthly search queries"),
 ]);
 
@@ -165,6 +167,11 @@ export function prefixedId(prefix: string) {
     .string()
     .regex(new RegExp(`^${prefix}_.+$`), `must be an id starting with ${prefix}_`)
     .describe(`Starts with ${prefix}_; without that prefix: 400 VALIDATION_ERROR`);
+}
+
+/** An id a response carries: its type prefix (spec 2), then the rest (store/ids.ts). */
+export function returnedId(prefix: IdPrefix) {
+  return z.string().regex(new RegExp(`^${prefix}_.+$`)).describe(`Starts with ${prefix}_`);
 }
 
 export function dataOf<T extends z.ZodType>(schema: T) {

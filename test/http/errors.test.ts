@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { signup, startTestServer, type TestServer } from "../helpers/server.ts";
+import { DEFAULT_PARSE_MEMORY_MB } from "../../src/config.ts";
 
 const CONTENT_TYPE_RULE = "must be application/json, or multipart/form-data for document uploads and replacements";
 
@@ -326,6 +327,20 @@ describe("service endpoints", () => {
     walk(paths, "paths");
     expect(timestamps.length).toBeGreaterThanOrEqual(15);
     expect(timestamps.filter(([, format]) => format !== "date-time")).toEqual([]);
+    // every operation has its own camelCase operationId, for client generators
+    const operationIds = Object.values(paths).flatMap((methods: any) => Object.values(methods).map((operation: any) => operation.operationId));
+    expect(operationIds.length).toBeGreaterThanOrEqual(24);
+    expect(operationIds.filter((id) => !/^[a-z][A-Za-z]*$/.test(id))).toEqual([]);
+    expect(new Set(operationIds).size).toBe(operationIds.length);
+    expect([create.operationId, paths["/api/v1/knowledge-bases/{kb_id}/search"].post.operationId]).toEqual(["createKnowledgeBase", "search"]);
+    // what responses carry is typed as tightly as it is sent: prefixed ids, counts never negative, scores 0-1
+    const kb = create.responses["201"].content["application/json"].schema.properties.data.properties;
+    expect([kb.id.pattern, kb.account_id.pattern, kb.document_count.minimum]).toEqual(["^kb_.+$", "^acc_.+$", 0]);
+    const result = paths["/api/v1/knowledge-bases/{kb_id}/search"].post.responses["200"].content["application/json"].schema.properties.data.properties.results.items.properties;
+    expect([result.chunk_id.pattern, result.document_id.pattern, result.score.minimum, result.score.maximum]).toEqual(["^chk_.+$", "^doc_.+$", 0, 1]);
+    // the documented defaults are the ones the server uses
+    expect(res.body.info.description).toContain(`QUARRY_PARSE_MEMORY_MB of memory (default ${DEFAULT_PARSE_MEMORY_MB})`);
+    expect(res.body.components.headers["Retry-After"].description).toContain("Sent with RATE_LIMIT_EXCEEDED only");
     const docs = await fetch(`${server.url}/docs`);
     expect(docs.status).toBe(200);
     expect(docs.headers.get("content-type")).toContain("text/html");

@@ -8,6 +8,6 @@ import { AccountSchema } from "./auth.ts";
 export function accountRoutes(ctx: AppContext) {
   return new Elysia().use(authenticated(ctx)).get("/account", ({ principal }) => ({ data: accountView(principal.account) }), {
     response: { 200: dataOf(AccountSchema) },
-    detail: { summary: "The authenticated account", tags: ["Accounts"], responses: errorResponses(...V1_ERRORS) },
+    detail: { operationId: "getAccount", summary: "The authenticated account", tags: ["Accounts"], responses: errorResponses(...V1_ERRORS) },
   });
 }

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticateRequest, invalidCredential } from "../auth.ts";
 import { throwBodyError } from "../body.ts";
-import { dataOf, perClientErrorResponses, Timestamp } from "../schemas.ts";
+import { dataOf, perClientErrorResponses, returnedId, Timestamp } from "../schemas.ts";
 import { JWT_SCHEME } from "../openapi.ts";
 import { refuseIfNotAllowed, type Rate } from "../rate-limit.ts";
 import { QuarryError } from "../../errors.ts";
@@ -19,7 +19,7 @@ import { normalizeEmail } from "../../store/accounts.ts";
 export const LOGIN_FAILURE_RATE: Rate = { perSecond: 1 / 60, burst: 10 };
 
 const Account = z.object({
-  id: z.string(),
+  id: returnedId("acc"),
   email: z.email(),
   name: z.string().nullable(),
   plan: z.enum(["trial", "starter", "pro", "business", "scale"]),
@@ -53,7 +53,7 @@ export function authRoutes(ctx: AppContext) {
         body: SignupBody,
         response: { 201: dataOf(z.object({ token: z.string(), api_key: z.string(), account: Account })) },
         detail: {
-          summary: "Create an account",
+          operationId: "signup", summary: "Create an account",
           description:
             "Returns a dashboard JWT (valid 24 h) and the API key, which is shown only this once. /auth/* is rate-limited per client IP (429 RATE_LIMIT_EXCEEDED; see Per-client rate limits).",
           tags: ["Accounts"],
@@ -76,7 +76,7 @@ export function authRoutes(ctx: AppContext) {
       body: LoginBody,
       response: { 200: dataOf(z.object({ token: z.string(), account: Account })) },
       detail: {
-        summary: "Log in to an existing account",
+        operationId: "login", summary: "Log in to an existing account",
         description:
           "Returns a new dashboard JWT (valid 24 h). Wrong email and wrong password give the same 401, after the same password-hash work. Rate-limited per client IP with the other /auth routes, and failed logins per email address: " +
           `after ${LOGIN_FAILURE_RATE.burst}, one more every ${Math.round(1 / LOGIN_FAILURE_RATE.perSecond)} s (429 RATE_LIMIT_EXCEEDED with Retry-After, whatever the password), whether the email is registered or not.`,
@@ -97,7 +97,7 @@ export function authRoutes(ctx: AppContext) {
       {
         response: { 200: dataOf(z.object({ api_key: z.string(), message: z.string() })) },
         detail: {
-          summary: "Regenerate the API key",
+          operationId: "regenerateApiKey", summary: "Regenerate the API key",
           description:
             "Requires the dashboard JWT from signup or login (Authorization: Bearer <token>); no body. An API key, or a missing or invalid token, is 401 AUTHENTICATION_ERROR \"Invalid or missing API key\". The previous key stops working at once; the new one is shown only once. A body, which it does not read, is still checked like any: malformed JSON or another Content-Type is 400 VALIDATION_ERROR, after the credential.",
           tags: ["Accounts"],

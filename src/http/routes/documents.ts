@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
 import { requestState } from "../request-state.ts";
-import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, meteredErrorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp } from "../schemas.ts";
+import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, meteredErrorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp, Count, returnedId } from "../schemas.ts";
 import { DOCUMENT_STATUSES, type Document } from "../../store/documents.ts";
 import { DocumentService, type UploadInput } from "../../ingest/document-service.ts";
 import { MULTIPART, requireMultipart } from "../body.ts";
@@ -12,14 +12,14 @@ import { MAX_FILE_BYTES, MAX_NAME_LENGTH, MAX_TEXT_LENGTH, parseMetadataField } 
 import { SUPPORTED_TYPES } from "../../ingest/parsers/index.ts";
 
 export const DocumentSchema = z.object({
-  id: z.string(),
-  kb_id: z.string(),
-  account_id: z.string(),
+  id: returnedId("doc"),
+  kb_id: returnedId("kb"),
+  account_id: returnedId("acc"),
   name: z.string(),
   file_type: z.string().describe("Lowercased file extension"),
-  file_size_bytes: z.number().int().nullable(),
-  page_count: z.number().int().nullable().describe("Set after parsing for pdf, docx, pptx, xlsx and images; null for text types"),
-  chunk_count: z.number().int(),
+  file_size_bytes: Count.nullable(),
+  page_count: Count.nullable().describe("Set after parsing for pdf, docx, pptx, xlsx and images; null for text types"),
+  chunk_count: Count,
   status: z.enum(DOCUMENT_STATUSES),
   error_detail: z.string().nullable(),
   metadata: Metadata,
@@ -32,19 +32,19 @@ export const DocumentSchema = z.object({
 });
 
 export const ChunkSchema = z.object({
-  id: z.string(),
-  document_id: z.string(),
-  kb_id: z.string(),
+  id: returnedId("chk"),
+  document_id: returnedId("doc"),
+  kb_id: returnedId("kb"),
   text: z.string(),
-  chunk_index: z.number().int(),
-  start_page: z.number().int().nullable().describe("null for text-only documents"),
-  end_page: z.number().int().describe("1 for text-only documents"),
+  chunk_index: Count,
+  start_page: Count.nullable().describe("null for text-only documents"),
+  end_page: Count.describe("1 for text-only documents"),
   section_heading: z
     .string()
     .describe(
       "The heading all of the chunk's text is under (a chunk never spans two sections, however short; headings with no text of their own come with the section after them); \"\" for text before a document's first heading or in a document without headings",
     ),
-  token_count: z.number().int(),
+  token_count: Count,
   metadata: Metadata,
   created_at: Timestamp,
 });
@@ -129,7 +129,7 @@ export function documentRoutes(ctx: AppContext) {
         params: KbParams,
         ...MULTIPART_UPLOAD,
         detail: {
-          summary: "Upload a document",
+          operationId: "uploadDocument", summary: "Upload a document",
           description:
             `Stores the file and queues it for processing; poll the document until status is ready or failed. ${FILE_RULES} ` +
             "file_type is the lowercased extension. Images, and PDF pages without a text layer or whose fonts have no Unicode map, " +
@@ -166,7 +166,7 @@ export function documentRoutes(ctx: AppContext) {
         body: TextBody,
         response: { 202: dataOf(DocumentSchema) },
         detail: {
-          summary: "Add raw text as a document",
+          operationId: "createTextDocument", summary: "Add raw text as a document",
           description:
             "The text is stored as a UTF-8 .txt file (file_type txt) and goes through the same pipeline as uploads. " +
             "Without a name the document is called text-<ISO timestamp>.txt, the timestamp being its created_at. Same limits as uploads.",
@@ -180,7 +180,7 @@ export function documentRoutes(ctx: AppContext) {
       query: ListQuery,
       response: { 200: pageOf(DocumentSchema) },
       detail: {
-        summary: "List documents, newest first",
+        operationId: "listDocuments", summary: "List documents, newest first",
         description: "Optionally only those with the given status. Page size 1–100, default 20.",
         tags,
         responses: errorResponses(...V1_ERRORS, 404),
@@ -189,7 +189,7 @@ export function documentRoutes(ctx: AppContext) {
     .get("/:doc_id", ({ params, principal }) => ({ data: documents.get(principal.account, params.kb_id, params.doc_id) }), {
       params: DocParams,
       response: { 200: dataOf(DocumentSchema) },
-      detail: { summary: "Get a document", tags, responses: errorResponses(...V1_ERRORS, 404) },
+      detail: { operationId: "getDocument", summary: "Get a document", tags, responses: errorResponses(...V1_ERRORS, 404) },
     })
     .put(
       "/:doc_id",
@@ -199,7 +199,7 @@ export function documentRoutes(ctx: AppContext) {
         params: DocParams,
         ...MULTIPART_UPLOAD,
         detail: {
-          summary: "Replace a document's file",
+          operationId: "replaceDocument", summary: "Replace a document's file",
           description:
             "Allowed when the document is ready or failed (otherwise 409 CONFLICT \"Document is still processing\"). " +
             "The document keeps its id and, unless metadata is sent, its metadata; name and file_type follow the new file. " +
@@ -221,7 +221,7 @@ export function documentRoutes(ctx: AppContext) {
         body: PatchBody,
         response: { 200: dataOf(DocumentSchema) },
         detail: {
-          summary: "Replace a document's metadata",
+          operationId: "updateDocumentMetadata", summary: "Replace a document's metadata",
           description: "Allowed in any status; the document is not processed again and its status does not change.",
           tags,
           responses: errorResponses(...V1_ERRORS, 404),
@@ -238,7 +238,7 @@ export function documentRoutes(ctx: AppContext) {
         params: DocParams,
         response: { 200: dataOf(z.object({ deleted: z.boolean() })) },
         detail: {
-          summary: "Delete a document",
+          operationId: "deleteDocument", summary: "Delete a document",
           description:
             "Irreversible: removes the document, its chunks, vectors, keyword index rows and stored file, even while it is processing. " +
             "From the start other requests neither find nor list it (a DELETE at the same time waits for the same deletion) and search leaves it out; a large document's chunks are removed 500 per transaction (about 15 ms of the request per 500 " +
@@ -256,7 +256,7 @@ export function documentRoutes(ctx: AppContext) {
         query: PaginationQuery,
         response: { 200: pageOf(ChunkSchema) },
         detail: {
-          summary: "List a document's chunks",
+          operationId: "listChunks", summary: "List a document's chunks",
           description:
             "Ordered by chunk_index ascending; the cursor is based on chunk_index. Page size 1–100, default 20. " +
             "start_page is null and end_page 1 for text-only documents (txt, md, html, htm, csv, tsv, json).",

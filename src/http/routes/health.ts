@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
+import { Count } from "../schemas.ts";
 
 export function healthRoutes(ctx: AppContext) {
   return new Elysia().get(
@@ -12,14 +13,14 @@ export function healthRoutes(ctx: AppContext) {
           status: z.literal("ok"),
           version: z.string(),
           models: z.object({
-            embedding: z.object({ id: z.string(), dimension: z.number().int(), max_tokens: z.number().int() }),
+            embedding: z.object({ id: z.string(), dimension: Count, max_tokens: Count }),
             reranker: z.object({ id: z.string() }).nullable(),
             reranking_hint: z.string().nullable(),
           }),
         }),
       },
       detail: {
-        summary: "Service health and the models in use",
+        operationId: "getHealth", summary: "Service health and the models in use",
         description:
           "No authentication. models.embedding.max_tokens is the longest text embedded whole; reranker is null when no " +
           "cross-encoder is installed, and reranking_hint then says how to install one.",

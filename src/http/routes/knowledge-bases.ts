@@ -4,17 +4,17 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
 import { requestState } from "../request-state.ts";
-import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, meteredErrorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp } from "../schemas.ts";
+import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, meteredErrorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp, Count, returnedId } from "../schemas.ts";
 import { createKnowledgeBase, getKnowledgeBase, listKnowledgeBases, updateKnowledgeBase } from "../../store/knowledge-bases.ts";
 import { enforcedLimit } from "../../billing/limits.ts";
 
 export const KnowledgeBaseSchema = z.object({
-  id: z.string(),
-  account_id: z.string(),
+  id: returnedId("kb"),
+  account_id: returnedId("acc"),
   name: z.string(),
   description: z.string().nullable(),
   metadata: Metadata,
-  document_count: z.number().int(),
+  document_count: Count,
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -61,18 +61,18 @@ export function knowledgeBaseRoutes(ctx: AppContext) {
       {
         body: CreateBody,
         response: { 201: dataOf(KnowledgeBaseSchema) },
-        detail: { summary: "Create a knowledge base", tags, responses: meteredErrorResponses(...V1_ERRORS) },
+        detail: { operationId: "createKnowledgeBase", summary: "Create a knowledge base", tags, responses: meteredErrorResponses(...V1_ERRORS) },
       },
     )
     .get("", ({ query, principal }) => listKnowledgeBases(ctx.db, principal.account.id, query.limit, query.cursor), {
       query: PaginationQuery,
       response: { 200: pageOf(KnowledgeBaseSchema) },
-      detail: { summary: "List knowledge bases, newest first", tags, responses: errorResponses(...V1_ERRORS) },
+      detail: { operationId: "listKnowledgeBases", summary: "List knowledge bases, newest first", tags, responses: errorResponses(...V1_ERRORS) },
     })
     .get("/:kb_id", ({ params, principal }) => ({ data: getKnowledgeBase(ctx.db, principal.account.id, params.kb_id) }), {
       params: KbParams,
       response: { 200: dataOf(KnowledgeBaseSchema) },
-      detail: { summary: "Get a knowledge base", tags, responses: errorResponses(...V1_ERRORS, 404) },
+      detail: { operationId: "getKnowledgeBase", summary: "Get a knowledge base", tags, responses: errorResponses(...V1_ERRORS, 404) },
     })
     .patch(
       "/:kb_id",
@@ -84,7 +84,7 @@ export function knowledgeBaseRoutes(ctx: AppContext) {
         body: PatchBody,
         response: { 200: dataOf(KnowledgeBaseSchema) },
         detail: {
-          summary: "Update a knowledge base",
+          operationId: "updateKnowledgeBase", summary: "Update a knowledge base",
           description: "Sets the fields given; metadata is replaced whole. A body that sets no field returns the knowledge base unchanged (updated_at included).",
           tags,
           responses: errorResponses(...V1_ERRORS, 404),
@@ -103,7 +103,7 @@ export function knowledgeBaseRoutes(ctx: AppContext) {
         params: KbParams,
         response: { 200: dataOf(z.object({ deleted: z.boolean() })) },
         detail: {
-          summary: "Delete a knowledge base",
+          operationId: "deleteKnowledgeBase", summary: "Delete a knowledge base",
           description:
             "Irreversible. The knowledge base is gone at once: 404 on every endpoint, not listed, and not counted against the plan's knowledge base, document or storage limits. " +
             "Its documents, chunks, vectors, keyword index rows and stored files are removed in the background right after, in short steps that never hold up other requests " +

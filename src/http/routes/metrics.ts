@@ -34,7 +34,7 @@ export function metricsRoutes(ctx: AppContext) {
     },
     {
       detail: {
-        summary: "Prometheus metrics",
+        operationId: "getMetrics", summary: "Prometheus metrics",
         description:
           "Off unless the server runs with QUARRY_METRICS_TOKEN (--metrics-token, at least 16 characters): then " +
           "`Authorization: Bearer <that token>` (not an API key or JWT) gets the Prometheus text format: quarry_http_requests_total " +

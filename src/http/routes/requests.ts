@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
-import { PaginationQuery, wholeNumberParam, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp } from "../schemas.ts";
+import { PaginationQuery, wholeNumberParam, dataOf, errorResponses, pageOf, prefixedId, V1_ERRORS, Timestamp, Count, returnedId } from "../schemas.ts";
 import { getRequestLogEntry, listRequestLog } from "../../store/requests.ts";
 import { REQUEST_LOG_RETENTION_DAYS, requestLogKeptSince } from "../../store/request-log-writer.ts";
 import { isoInstant, utcIso } from "../../iso-time.ts";
@@ -11,11 +11,11 @@ import { isoInstant, utcIso } from "../../iso-time.ts";
 const Summary = z.record(z.string(), z.unknown());
 
 const RequestLogEntrySchema = z.object({
-  id: z.string().describe("The request's X-Request-Id (req_…)"),
+  id: returnedId("req").describe("The request's X-Request-Id (req_…)"),
   method: z.string(),
   path: z.string().describe("Path as requested, e.g. /api/v1/knowledge-bases/kb_…/search (no query string)"),
-  status_code: z.number().int(),
-  duration_ms: z.number().int().describe("Time from receiving the request to sending the response, whole milliseconds"),
+  status_code: z.number().int().min(100).max(599),
+  duration_ms: Count.describe("Time from receiving the request to sending the response, whole milliseconds"),
   auth_type: z.enum(["api_key", "jwt"]),
   kb_id: z.string().nullable().describe("The knowledge base the request was scoped to, if any"),
   request_summary: Summary.describe("Safe fields of the request (query, top_k, mode, filter keys, file name and size…); never credentials or content"),
@@ -75,7 +75,7 @@ export function requestRoutes(ctx: AppContext) {
         query: ListQuery,
         response: { 200: pageOf(RequestLogEntrySchema) },
         detail: {
-          summary: "List logged requests, most recent first",
+          operationId: "listRequests", summary: "List logged requests, most recent first",
           description: [
             "Every request to the API is recorded once its response has been sent; the X-Request-Id header of a response is the id of its entry.",
             "Only the caller's own account is listed, and by default only requests made with the API key; auth_type=jwt lists the dashboard's requests.",
@@ -99,7 +99,7 @@ export function requestRoutes(ctx: AppContext) {
         params: RequestParams,
         response: { 200: dataOf(RequestLogEntrySchema) },
         detail: {
-          summary: "Get one logged request",
+          operationId: "getRequest", summary: "Get one logged request",
           description: "An unknown id, or another account's request id, is 404 NOT_FOUND \"Request not found: <id>\".",
           tags,
           responses: errorResponses(...V1_ERRORS, 404),

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
 import { requestState } from "../request-state.ts";
-import { Metadata, dataOf, meteredErrorResponses, prefixedId, V1_ERRORS } from "../schemas.ts";
+import { Count, Metadata, dataOf, meteredErrorResponses, prefixedId, returnedId, V1_ERRORS } from "../schemas.ts";
 import { assertKnowledgeBaseOwned } from "../../store/knowledge-bases.ts";
 import { chargeSearchQuery } from "../../billing/usage.ts";
 import { SearchService, SEARCH_MODES, HYBRID_SIDE_DEPTH } from "../../search/search.ts";
@@ -61,16 +61,16 @@ const SearchBody = z.object({
 });
 
 const ResultSchema = z.object({
-  chunk_id: z.string(),
-  document_id: z.string(),
+  chunk_id: returnedId("chk"),
+  document_id: returnedId("doc"),
   document_name: z.string(),
   text: z.string(),
-  score: z.number().describe("Relevance 0–1, higher is more relevant; see the description for each mode"),
+  score: z.number().min(0).max(1).describe("Relevance 0–1, higher is more relevant; see the description for each mode"),
   metadata: z
     .object({
-      chunk_index: z.number().int(),
-      start_page: z.number().int().nullable(),
-      end_page: z.number().int().describe("1 for text-only documents"),
+      chunk_index: Count,
+      start_page: Count.nullable(),
+      end_page: Count.describe("1 for text-only documents"),
       section_heading: z.string(),
     })
     .optional(),
@@ -81,15 +81,12 @@ const SearchResponseSchema = z.object({
   query: z.string(),
   results: z.array(ResultSchema),
   usage: z.object({
-    embedding_tokens: z
-      .number()
-      .int()
-      .describe(
+    embedding_tokens: Count.describe(
         "Tokens used to embed the query; 0 in keyword mode and in hybrid mode with alpha 0. The same for a query asked again in the same knowledge base, whose embedding is reused (the last QUARRY_QUERY_CACHE_ENTRIES queries are kept)",
       ),
     rerank_applied: z.boolean().describe("false when reranking was not requested, no reranker is installed, or it failed or timed out"),
-    rerank_calls: z.number().int().describe("Reranker calls that were applied: 1 when rerank_applied, else 0 (a failed or timed-out call counts 0)"),
-    chunks_searched: z.number().int().describe("Chunks of ready documents in the knowledge base that the filter lets through"),
+    rerank_calls: Count.describe("Reranker calls that were applied: 1 when rerank_applied, else 0 (a failed or timed-out call counts 0)"),
+    chunks_searched: Count.describe("Chunks of ready documents in the knowledge base that the filter lets through"),
     search_mode: z.enum(SEARCH_MODES),
   }),
 });
@@ -176,7 +173,7 @@ export function searchRoutes(ctx: AppContext) {
         body: SearchBody,
         response: { 200: dataOf(SearchResponseSchema) },
         detail: {
-          summary: "Search a knowledge base",
+          operationId: "search", summary: "Search a knowledge base",
           description: DESCRIPTION,
           tags: ["Search"],
           responses: meteredErrorResponses(...V1_ERRORS, 404, 503),

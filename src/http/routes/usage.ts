@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { authenticated } from "../auth.ts";
-import { dataOf, errorResponses, V1_ERRORS, Timestamp } from "../schemas.ts";
+import { dataOf, errorResponses, V1_ERRORS, Timestamp, Count } from "../schemas.ts";
 import { PLAN_NAMES } from "../../billing/plans.ts";
 import { usageRecord } from "../../billing/usage-record.ts";
 
@@ -11,16 +11,16 @@ const UsageSchema = z.object({
   current_period_start: Timestamp,
   current_period_end: Timestamp,
   plan: z.enum(PLAN_NAMES),
-  limits: z.object({ pages_processed: z.number().int(), search_queries: z.number().int() }),
-  usage: z.object({ pages_processed: z.number().int(), search_queries: z.number().int() }),
-  percentage_consumed: z.object({ pages: z.number().int(), queries: z.number().int() }),
+  limits: z.object({ pages_processed: Count, search_queries: Count }),
+  usage: z.object({ pages_processed: Count, search_queries: Count }),
+  percentage_consumed: z.object({ pages: Count, queries: Count }),
 });
 
 export function usageRoutes(ctx: AppContext) {
   return new Elysia().use(authenticated(ctx)).get("/usage", ({ principal }) => ({ data: usageRecord(ctx.db, principal.account, ctx.clock.now()) }), {
     response: { 200: dataOf(UsageSchema) },
     detail: {
-      summary: "Usage in the current billing period",
+      operationId: "getUsage", summary: "Usage in the current billing period",
       description: [
         "Billing periods are monthly, anchored at signup, or at the start of the paid subscription once there is one",
         "(a period starting on the 31st starts on the last day of shorter months). Both counters start at 0 with each period.",

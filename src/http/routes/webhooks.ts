@@ -112,7 +112,7 @@ export function webhookRoutes(ctx: AppContext) {
       },
       response: { 200: z.object({ received: z.literal(true) }) },
       detail: {
-        summary: "Payment provider webhook (subscription events)",
+        operationId: "receivePaymentWebhook", summary: "Payment provider webhook (subscription events)",
         description: DESCRIPTION,
         tags: ["Webhooks"],
         security: [],
