@@ -247,6 +247,11 @@ describe("pdf numbered subsection headings", () => {
   });
 });
 
+/** A Cyrillic letter's byte in windows-1251 (А-я are 0xC0-0xFF in order). */
+function windows1251(letter: string): number {
+  return 0xc0 + letter.charCodeAt(0) - "А".charCodeAt(0);
+}
+
 describe("text formats", () => {
   const parseText = (type: string, text: string | Uint8Array) =>
     parseDocument(type, typeof text === "string" ? new TextEncoder().encode(text) : text, `sample.${type}`);
@@ -347,5 +352,23 @@ describe("text formats", () => {
 
   test("json error carries a short reason", async () => {
     await expect(parseText("json", "{")).rejects.toThrow(/^Not valid JSON: .+/);
+  });
+
+  test("html: a page that is not UTF-8 is read in the encoding its <meta> declares", async () => {
+    const encode = (text: string, table: Record<string, number>) => new Uint8Array([...text].map((c) => table[c] ?? c.charCodeAt(0)));
+    const cp1251: Record<string, number> = Object.fromEntries([..."МоскваПриветмир"].map((c) => [c, windows1251(c)]));
+    const page = encode('<html><head><meta charset="windows-1251"></head><body><h1>Москва</h1><p>Привет мир</p></body></html>', cp1251);
+    expect((await parseText("html", page)).sections).toEqual([{ text: "Привет мир", page: null, heading: "Москва" }]);
+    const httpEquiv = encode('<meta http-equiv="Content-Type" content="text/html; charset=windows-1251"><p>Москва</p>', cp1251);
+    expect((await parseText("html", httpEquiv)).sections[0]!.text).toBe("Москва");
+    // an unknown label, and no declaration, leave the latin1 reading
+    expect((await parseText("html", new Uint8Array([...new TextEncoder().encode('<meta charset="x-nope"><p>caf'), 0xe9, ...new TextEncoder().encode("</p>")]))).sections[0]!.text).toBe("café");
+  });
+
+  test("UTF-16 without a BOM is told by its NUL bytes, either byte order", async () => {
+    const le = new Uint8Array([..."Hello world"].flatMap((c) => [c.charCodeAt(0), 0]));
+    const be = new Uint8Array([..."Hello world"].flatMap((c) => [0, c.charCodeAt(0)]));
+    expect((await parseText("txt", le)).sections[0]!.text).toBe("Hello world");
+    expect((await parseText("csv", be)).sections[0]!.text).toBe("Hello world");
   });
 });
