@@ -354,6 +354,17 @@ describe("text formats", () => {
     await expect(parseText("json", "{")).rejects.toThrow(/^Not valid JSON: .+/);
   });
 
+  test("html: a page's <header> is furniture, an article's or section's own header (its title) is text", async () => {
+    const html = `<body><header><a>Site name</a> Menu</header><main><article><header><h1>Quantum Gardening Tips</h1><p>By Ada</p></header>
+      <p>Water daily.</p></article><section><header>Section intro</header><p>More.</p></section></main></body>`;
+    expect((await parseText("html", html)).sections).toEqual([{ text: "By Ada\n\nWater daily.\n\nSection intro\n\nMore.", page: null, heading: "Quantum Gardening Tips" }]);
+  });
+
+  test("html: form controls' text stays apart from its neighbours", async () => {
+    const doc = await parseText("html", "<form><label>Name</label><input><textarea>Comments</textarea></form>");
+    expect(doc.sections[0]!.text).toBe("Name Comments");
+  });
+
   test("html: a page that is not UTF-8 is read in the encoding its <meta> declares", async () => {
     const encode = (text: string, table: Record<string, number>) => new Uint8Array([...text].map((c) => table[c] ?? c.charCodeAt(0)));
     const cp1251: Record<string, number> = Object.fromEntries([..."МоскваПриветмир"].map((c) => [c, windows1251(c)]));
@@ -370,5 +381,10 @@ describe("text formats", () => {
     const be = new Uint8Array([..."Hello world"].flatMap((c) => [0, c.charCodeAt(0)]));
     expect((await parseText("txt", le)).sections[0]!.text).toBe("Hello world");
     expect((await parseText("csv", be)).sections[0]!.text).toBe("Hello world");
+  });
+
+  test("markdown: raw <script> and <style> blocks are not text", async () => {
+    const md = "# Page\n\n<script>\nwindow.secret = 1;\n</script>\n\n<STYLE type=\"text/css\">\n.marker { color: red; }\n</STYLE>\n\n<script src=\"x.js\"></script>\nText.\n";
+    expect((await parseText("md", md)).sections).toEqual([{ text: "Text.", page: null, heading: "Page" }]);
   });
 });

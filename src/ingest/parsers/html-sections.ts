@@ -5,9 +5,16 @@ import type { ParsedSection } from "./types.ts";
 
 // Page furniture and non-text elements whose content is never document text.
 const SKIPPED = new Set([
-  "script", "style", "nav", "header", "footer", "aside", "noscript", "template",
+  "script", "style", "nav", "footer", "aside", "noscript", "template",
   "svg", "canvas", "iframe", "object", "button", "select",
 ]);
+/**
+ * A <header> is the site's banner only outside these (as ARIA maps it): inside an article or section it
+ * holds that part's own title and byline (a blog post's <article><header><h1>), which is text.
+ */
+const SECTIONING = new Set(["article", "section", "main"]);
+// Form controls: their text is kept apart from their neighbours' ("Name" and a textarea's "Comments").
+const SPACED = new Set(["label", "input", "textarea", "output"]);
 const SKIPPED_ROLES = new Set(["navigation", "banner", "contentinfo"]);
 /**
  * Words in a class or id that mark page furniture rather than the document: site footers and sidebars,
@@ -50,6 +57,7 @@ const CELLS = new Set(["td", "th"]);
 export function htmlToSections(html: string): ParsedSection[] {
   const collector = new SectionCollector();
   let skipDepth = 0;
+  let sectioningDepth = 0;
   let preDepth = 0;
   let cellDepth = 0;
   let capture: string | null = null; // text of the <title> or heading being read
@@ -77,7 +85,7 @@ export function htmlToSections(html: string): ParsedSection[] {
   const parser = new Parser(
     {
       onopentag(name, attribs) {
-        if (skipDepth > 0 || SKIPPED.has(name) || "hidden" in attribs || attribs["aria-hidden"] === "true" ||
+        if (skipDepth > 0 || SKIPPED.has(name) || (name === "header" && sectioningDepth === 0) || "hidden" in attribs || attribs["aria-hidden"] === "true" ||
           SKIPPED_ROLES.has(attribs.role ?? "") || HIDDEN_STYLE.test(attribs.style ?? "") || isFurniture(name, attribs)) {
           skipDepth++;
           return;
@@ -93,6 +101,8 @@ export function htmlToSections(html: string): ParsedSection[] {
           cellDepth++;
         }
         if (name === "pre") preDepth++;
+        if (SECTIONING.has(name)) sectioningDepth++;
+        if (SPACED.has(name)) addToLine(" ");
       },
       ontext(text) {
         if (skipDepth > 0) return;
@@ -119,6 +129,8 @@ export function htmlToSections(html: string): ParsedSection[] {
         else if (BLOCKS.has(name)) endParagraph();
         else if (LINES.has(name)) endLine();
         if (name === "pre") preDepth--;
+        if (SECTIONING.has(name)) sectioningDepth--;
+        if (SPACED.has(name)) addToLine(" ");
       },
     },
     { decodeEntities: true },

@@ -20,6 +20,8 @@ const TABLE_SEPARATOR = /^\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)*(?:\|\s*)?$/;
 const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S+/;
 const BLOCKQUOTE_MARKERS = /^(?: {0,3}>\s?)+/;
 const COMMENT_START = /^ {0,3}<!--/;
+/** A raw HTML block of script or style (CommonMark's first kind), which runs to the line that closes it. */
+const SCRIPT_START = /^ {0,3}<(script|style)(?:\s|>|$)/i;
 /** An HTML comment within a line; its text cannot hold another opener, so a failed match stops at the next one. */
 const INLINE_COMMENT = /<!--(?:[^<-]|<(?!!--)|-(?!->))*-->/g;
 
@@ -57,6 +59,13 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
     if (COMMENT_START.test(line) && !line.includes("-->")) {
       flush();
       while (i + 1 < lines.length && !lines[i]!.includes("-->")) i++;
+      continue;
+    }
+    const script = SCRIPT_START.exec(line);
+    if (script) {
+      flush();
+      const end = `</${script[1]!.toLowerCase()}>`;
+      while (i + 1 < lines.length && !lines[i]!.toLowerCase().includes(end)) i++;
       continue;
     }
     if (line.trim() === "" || line.replace(INLINE_COMMENT, "").trim() === "" || LINK_DEFINITION.test(line)) {
