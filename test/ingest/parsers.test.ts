@@ -352,6 +352,13 @@ describe("text formats", () => {
 
   test("json error carries a short reason", async () => {
     await expect(parseText("json", "{")).rejects.toThrow(/^Not valid JSON: .+/);
+    // binary data is said to be so, once, not as invalid JSON
+    await expect(parseText("json", new Uint8Array([1, 0, 2, 0, 0, 3]))).rejects.toThrow(/^This file holds binary data/);
+  });
+
+  test("json: numbers as written, beyond a double's precision too", async () => {
+    const doc = await parseText("json", '{"tweet_id": 1234567890123456789, "price": 1.50, "big": 1e400}');
+    expect(doc.sections[0]!.text).toBe("tweet_id: 1234567890123456789\n\nprice: 1.50\n\nbig: 1e400");
   });
 
   test("html: a page's <header> is furniture, an article's or section's own header (its title) is text", async () => {
@@ -386,5 +393,15 @@ describe("text formats", () => {
   test("markdown: raw <script> and <style> blocks are not text", async () => {
     const md = "# Page\n\n<script>\nwindow.secret = 1;\n</script>\n\n<STYLE type=\"text/css\">\n.marker { color: red; }\n</STYLE>\n\n<script src=\"x.js\"></script>\nText.\n";
     expect((await parseText("md", md)).sections).toEqual([{ text: "Text.", page: null, heading: "Page" }]);
+  });
+
+  test("csv and tsv: a quote that opens no quoted field is text; a one-field header makes one column", async () => {
+    const rows = async (type: string, text: string) => (await parseText(type, text)).sections.map((section) => section.text);
+    expect(await rows("tsv", 'id\ttitle\tyear\n1\t"Heat" (film)\t1995\n2\tCasablanca\t1942\n')).toEqual([
+      'id: 1; title: "Heat" (film); year: 1995\nid: 2; title: Casablanca; year: 1942',
+    ]);
+    // quoted fields as spreadsheets write them still are fields
+    expect(await rows("tsv", 'a\tb\n"x\ty"\t"say ""hi"""\n')).toEqual(['a: x y; b: say "hi"']);
+    expect(await rows("csv", "sentence\nHello; world; again\nAnother; row; here\n")).toEqual(["sentence: Hello; world; again\nsentence: Another; row; here"]);
   });
 });

@@ -10,14 +10,28 @@ import type { ParsedDocument } from "./types.ts";
  * decimal mark), and some exports write tabs or "|".
  */
 const CSV_DELIMITERS = [",", ";", "\t", "|"];
+/** Characters no text holds (decodeText refuses NUL bytes), standing for "no quoting" and "no delimiter". */
+const NO_QUOTES = "\u0000";
+const NO_DELIMITER = "\u0001";
+
+function parseRows(text: string, delimiter: Papa.ParseConfig["delimiter"], quoteChar = '"'): Papa.ParseResult<string[]> {
+  const guess = delimiter === "" ? { delimitersToGuess: CSV_DELIMITERS } : {};
+  return Papa.parse<string[]>(text, { delimiter, ...guess, quoteChar, skipEmptyLines: "greedy" });
+}
 
 /** CSV/TSV: one line per row, each value labelled with its column header. */
 export async function parseDelimited(data: Uint8Array, type: "csv" | "tsv"): Promise<ParsedDocument> {
-  const { data: rows } = Papa.parse<string[]>(decodeText(data), {
-    ...(type === "tsv" ? { delimiter: "\t" } : { delimiter: "", delimitersToGuess: CSV_DELIMITERS }),
-    skipEmptyLines: "greedy",
-  });
+  const text = decodeText(data);
+  const delimiter = type === "tsv" ? "\t" : "";
+  let result = parseRows(text, delimiter);
+  // A quote that opens no quoted field (a title written "Heat" (film), as TSV exports have them) was read as
+  // opening one, and the rest of the file became that field: such a file's quotes are only text.
+  const quoteChar = result.errors.some((error) => error.type === "Quotes") ? NO_QUOTES : '"';
+  if (quoteChar === NO_QUOTES) result = parseRows(text, delimiter, quoteChar);
+  // A header of one field names one column: the ";" or "|" in its values were taken for a delimiter.
+  const [header, ...rows] = result.data;
+  if (type === "csv" && header?.length === 1 && rows.some((row) => row.length > 1)) result = parseRows(text, NO_DELIMITER, quoteChar);
   const collector = new SectionCollector();
-  collector.addParagraph(tableRowsToLines(rows).join("\n"));
+  collector.addParagraph(tableRowsToLines(result.data).join("\n"));
   return { pageCount: null, sections: collector.finish() };
 }

@@ -10,9 +10,11 @@ import { cleanLine } from "./text-cleanup.ts";
  * overflow the call stack.
  */
 export async function parseJson(data: Uint8Array): Promise<ParsedDocument> {
+  const text = decodeText(data);
   let value: unknown;
   try {
-    value = JSON.parse(decodeText(data));
+    // Numbers as written: a double would turn an id such as 1234567890123456789 into …800.
+    value = JSON.parse(text, (_key, parsed, context?: { source?: string }) => (typeof parsed === "number" && context?.source !== undefined ? context.source : parsed));
   } catch (error) {
     throw new ParseError(`Not valid JSON: ${shortReason(error)}`);
   }
