@@ -60,6 +60,7 @@ interface Unit {
  */
 const SENTENCE_BREAK = /(?<=[.!?…]["'”’)\]]{0,4})\s+|(?<=[。！？])/u;
 const CJK_FULL_STOP_AT_END = /[。！？]$/u;
+const INDENT = /^[ \t]*/;
 
 /**
  * Characters of scripts written without spaces between words. A tokenizer without pieces for a script
@@ -169,11 +170,16 @@ function toUnits(doc: ParsedDocument, countTokens: (text: string) => number, max
       for (const line of paragraph.split("\n")) {
         // Whether the sentence before ended at a CJK full stop with nothing after it: the break left no space to keep.
         let glued = false;
+        // Only code's lines start with spaces or tabs (the parsers clean every other line): kept, as Python's
+        // meaning hangs on them.
+        let indent = INDENT.exec(line)![0];
         for (const part of normalize(line).split(SENTENCE_BREAK)) {
           const sentence = part.trimStart();
           if (sentence === "") continue;
-          const tokens = sentence.length > MAX_COUNTED_CHARS ? Infinity : countTokens(sentence);
-          const pieces = tokens > maxTokens ? splitByWords(sentence, pieceTokens, maxTokens, countTokens) : [{ text: sentence, tokens, glued: false }];
+          const text = indent + sentence;
+          indent = "";
+          const tokens = text.length > MAX_COUNTED_CHARS ? Infinity : countTokens(text);
+          const pieces = tokens > maxTokens ? splitByWords(sentence, pieceTokens, maxTokens, countTokens) : [{ text, tokens, glued: false }];
           for (const [k, piece] of pieces.entries()) {
             const tight = k === 0 ? glued && sentence === part : piece.glued;
             units.push({ ...base, text: piece.text, tokens: piece.tokens, separator: tight ? "" : separator, startsSection, isHeading: false, startsParagraph: separator === "\n\n" });

@@ -115,3 +115,20 @@ describe("damaged files", () => {
     for (const type of ["pdf", "docx", "pptx", "xlsx", "png", "jpg", "jpeg", "webp", "tiff"]) expect(types.has(type)).toBe(true);
   });
 });
+
+describe("code keeps its indentation", () => {
+  test("a Markdown fence and an HTML <pre> come back with their lines indented as written", async () => {
+    const code = "def f(x):\n    if x:\n        return 1\n    return 0";
+    const files = [
+      new File([`# Helpers\n\nA function.\n\n\`\`\`python\n${code}\n\`\`\`\n`], "helpers.md"),
+      new File([`<h1>Helpers</h1><p>A function.</p><pre>\n${code}</pre>`], "helpers.html"),
+    ];
+    for (const file of files) {
+      const res = await upload(server, ws, file);
+      expect(res.status).toBe(202);
+      expect((await waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id)).status).toBe("ready");
+      const chunks = await allChunks(server, ws, res.body.data.id);
+      expect([file.name, chunks.map((chunk) => chunk.text)]).toEqual([file.name, [`Helpers\n\nA function.\n\n${code}`]]);
+    }
+  });
+});

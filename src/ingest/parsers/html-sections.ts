@@ -37,6 +37,7 @@ function isFurniture(name: string, attribs: Record<string, string>): boolean {
   return words.some((word) => FURNITURE_WORDS.has(word)) || FURNITURE_NAMES.test(names);
 }
 const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
+const INDENT = /^[ \t]*/;
 // Elements that end a paragraph.
 const BLOCKS = new Set([
   "p", "div", "section", "article", "main", "blockquote", "pre", "ul", "ol", "dl", "table",
@@ -72,13 +73,15 @@ export function htmlToSections(html: string): ParsedSection[] {
     lineHasText ||= cleanLine(text) !== "";
   };
   const endLine = () => {
-    if (lineHasText) lines.push(cleanLine(line));
+    // A <pre> line keeps its indentation (code's meaning may hang on it); the rest of it is cleaned.
+    if (lineHasText) lines.push(preDepth > 0 ? INDENT.exec(line)![0] + cleanLine(line) : cleanLine(line));
     line = "";
     lineHasText = false;
   };
   const endParagraph = () => {
     endLine();
-    if (lines.length > 0) collector.addParagraph(lines.join("\n"));
+    if (lines.length > 0 && preDepth > 0) collector.addPreformatted(lines.join("\n"));
+    else if (lines.length > 0) collector.addParagraph(lines.join("\n"));
     lines = [];
   };
 

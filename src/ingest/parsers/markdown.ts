@@ -51,7 +51,7 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
       const marker = fence[1]!;
       const code: string[] = [];
       for (i++; i < lines.length && !lines[i]!.trimStart().startsWith(marker); i++) code.push(lines[i]!.trimEnd());
-      collector.addParagraph(code.filter((codeLine) => codeLine.trim() !== "").join("\n"));
+      collector.addPreformatted(code.filter((codeLine) => codeLine.trim() !== "").join("\n"));
       continue;
     }
     // An HTML comment is not text. One that opens a line and ends on a later one is skipped up to that

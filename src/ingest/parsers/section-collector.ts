@@ -31,9 +31,17 @@ export class SectionCollector {
 
   /** Adds a paragraph; single newlines inside it are kept as line breaks. */
   addParagraph(text: string): void {
-    const trimmed = text.trim();
-    if (trimmed === "") return;
-    this.paragraphs.push(trimmed);
+    this.addTrimmed(text.trim());
+  }
+
+  /** Adds code or other preformatted text: its lines keep their indentation, the first one's too. */
+  addPreformatted(text: string): void {
+    this.addTrimmed(text.replace(/^(?:[ \t]*\n)+/, "").trimEnd());
+  }
+
+  private addTrimmed(text: string): void {
+    if (text.trim() === "") return;
+    this.paragraphs.push(text);
     this.headingIsBare = false;
   }
 
