@@ -9,14 +9,21 @@ const PROCESSING = ["pending", "parsing", "chunking", "embedding"];
 const POLL_MS = 2000;
 const PAGE_SIZE = 20;
 const MAX_PAGE_SIZE = 100;
-/** A trial account may make 5 requests per second; a refused call is retried after Retry-After. */
+/**
+ * A trial account may make 5 requests per second; a refused call is retried after Retry-After when that
+ * is a moment away. A longer wait (failed sign-ins locked for a minute) is shown at once, not sat out.
+ */
 const RATE_LIMIT_RETRIES = 3;
+const RETRY_AFTER_MAX_SECONDS = 2;
 
 // ---------------------------------------------------------------- DOM and formatting helpers
 
 const byId = (id) => document.getElementById(id);
 
 /** Creates an element: props become attributes (on* become listeners); children are nodes or text. */
+/** A name as a link's or heading's text: one of spaces only (the API takes it) would leave nothing to click. */
+const displayName = (name) => (name.trim() === "" ? "(blank name)" : name);
+
 function h(tag, props, ...children) {
   const element = document.createElement(tag);
   for (const [key, value] of Object.entries(props ?? {})) {
@@ -191,10 +198,12 @@ async function api(method, path, { body, form, query, auth = true } = {}) {
     const data = await response.json().catch(() => null);
     if (response.ok) return data;
     const error = data?.error ?? { code: null, message: `The server answered ${response.status} ${response.statusText}.` };
-    if (error.code === "RATE_LIMIT_EXCEEDED" && attempt < RATE_LIMIT_RETRIES) {
-      await sleep(1000 * Math.max(1, Number(response.headers.get("retry-after")) || 1));
+    const retryAfter = Math.max(1, Number(response.headers.get("retry-after")) || 1);
+    if (error.code === "RATE_LIMIT_EXCEEDED" && attempt < RATE_LIMIT_RETRIES && retryAfter <= RETRY_AFTER_MAX_SECONDS) {
+      await sleep(1000 * retryAfter);
       continue;
     }
+    if (error.code === "RATE_LIMIT_EXCEEDED") error.message = `${error.message}: try again in ${retryAfter} s.`;
     if (auth && response.status === 401) signOut("Your session has ended. Sign in again.");
     throw new DashboardError(response.status, error);
   }
@@ -437,16 +446,24 @@ byId("sign-out").addEventListener("click", () => signOut("You have signed out.")
 
 // --- The API key, shown once
 
-function showApiKey(apiKey, note = "") {
+/** `returnTo`: where focus goes once the key is saved (the page's content when not given). */
+function showApiKey(apiKey, note = "", returnTo = null) {
   const dialog = byId("key-dialog");
   const input = byId("key-value");
   input.value = apiKey;
   byId("key-note").textContent = note;
   byId("key-note").hidden = !note;
   byId("key-copy-status").textContent = "";
-  dialog.addEventListener("close", () => (input.value = ""), { once: true });
-  // Escape would close it and wipe a key shown only once: it closes by "Done" alone.
-  dialog.addEventListener("cancel", (event) => event.preventDefault());
+  // Escape would close it and wipe a key shown only once: it closes by "Done" alone. Chromium closes a
+  // modal dialog anyway after a few Escapes whose cancel was refused: it is opened again, key and all.
+  dialog.oncancel = (event) => event.preventDefault();
+  dialog.onclose = () => {
+    if (dialog.returnValue !== "done") return void dialog.showModal();
+    input.value = "";
+    dialog.onclose = null;
+    (returnTo?.isConnected ? returnTo : byId("main")).focus();
+  };
+  dialog.returnValue = "";
   dialog.showModal();
   input.select();
 }
@@ -464,7 +481,7 @@ byId("key-copy").addEventListener("click", async () => {
   }
   byId("key-copy-status").textContent = copied ? "Copied to the clipboard." : "Could not copy: select the key and copy it yourself.";
 });
-byId("key-done").addEventListener("click", () => byId("key-dialog").close());
+byId("key-done").addEventListener("click", () => byId("key-dialog").close("done"));
 
 // --- Knowledge bases
 
@@ -476,7 +493,7 @@ const knowledgeBases = pagedList({
       "tr",
       {},
       cell("Name", [
-        h("a", { href: `#/knowledge-bases/${kb.id}`, class: "cell-title" }, kb.name),
+        h("a", { href: `#/knowledge-bases/${kb.id}`, class: "cell-title" }, displayName(kb.name)),
         kb.description ? h("div", { class: "cell-sub" }, kb.description) : null,
         h("div", { class: "cell-sub mono" }, kb.id),
       ]),
@@ -533,7 +550,7 @@ function documentRow(doc) {
     "tr",
     {},
     cell("Name", [
-      h("a", { href: `#/knowledge-bases/${doc.kb_id}/documents/${doc.id}`, class: "cell-title" }, doc.name),
+      h("a", { href: `#/knowledge-bases/${doc.kb_id}/documents/${doc.id}`, class: "cell-title" }, displayName(doc.name)),
       h("div", { class: "cell-sub mono" }, doc.id),
       doc.status === "failed" && doc.error_detail ? h("div", { class: "cell-error" }, doc.error_detail) : null,
     ]),
@@ -563,8 +580,8 @@ async function loadKnowledgeBaseHeader(forVisit) {
     const { data: kb } = await api("GET", `/v1/knowledge-bases/${current.kbId}`);
     if (forVisit !== visit) return;
     current.kb = kb;
-    byId("kb-name").textContent = kb.name;
-    byId("kb-crumb").textContent = kb.name;
+    byId("kb-name").textContent = displayName(kb.name);
+    byId("kb-crumb").textContent = displayName(kb.name);
     byId("kb-description").textContent = kb.description ?? "";
     byId("kb-description").hidden = !kb.description;
     byId("kb-count").textContent = `${plural(kb.document_count, "document")} · created ${formatDate(kb.created_at)}`;
@@ -1054,7 +1071,7 @@ byId("regenerate-key").addEventListener("click", async (event) => {
   showError(byId("regenerate-error"), null);
   try {
     const { data } = await api("POST", "/auth/api-key/regenerate");
-    showApiKey(data.api_key, data.message);
+    showApiKey(data.api_key, data.message, button);
   } catch (error) {
     showError(byId("regenerate-error"), error);
   } finally {
@@ -1085,6 +1102,8 @@ function route() {
     const match = pattern.exec(location.hash);
     if (match) {
       window.scrollTo(0, 0);
+      // A new page: keyboard and screen-reader users start at its content, not wherever focus was left.
+      if (!byId("key-dialog").open) byId("main").focus({ preventScroll: true });
       return view(...match.slice(1));
     }
   }
