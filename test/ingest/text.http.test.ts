@@ -107,6 +107,18 @@ describe("POST /documents/text", () => {
     expect((await allChunks(server, ws, ready.id)).map((chunk) => chunk.text)).toEqual(["Lighthouse logbook entries"]);
   });
 
+  test("a chunk's token_count is the model's count of its text, the line breaks between its paragraphs included", async () => {
+    const ws = await workspace(server);
+    const text = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} holds eight short words in it.`).join("\n\n");
+    const res = await addText(server, ws, { text, name: "paragraphs.txt" });
+    expect((await waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id)).status).toBe("ready");
+    for (const chunk of await allChunks(server, ws, res.body.data.id)) {
+      // A search embeds its query with the same model and says how many tokens that took.
+      const search = await server.request("POST", `/v1/knowledge-bases/${ws.kbId}/search`, { token: ws.account.apiKey, body: { query: chunk.text, mode: "vector", top_k: 1 } });
+      expect(Math.abs(chunk.token_count - search.body.data.usage.embedding_tokens)).toBeLessThanOrEqual(1);
+    }
+  });
+
   test("validates text, name and metadata", async () => {
     const ws = await workspace(server);
     const cases: [unknown, string][] = [
