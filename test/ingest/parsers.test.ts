@@ -280,12 +280,15 @@ describe("text formats", () => {
     }
   });
 
-  test("markdown: setext headings, front matter dropped, code kept", async () => {
-    const doc = await parseText("md", "---\ntitle: x\n---\nIntro line\none\n\nSetext Title\n============\n\n```js\nconst x = 1;\n```\n");
+  test("markdown: setext headings, front matter dropped but for its title, code kept", async () => {
+    const doc = await parseText("md", "---\ntitle: x\ndate: 2024-01-01\n---\nIntro line\none\n\nSetext Title\n============\n\n```js\nconst x = 1;\n```\n");
     expect(doc.sections).toEqual([
-      { text: "Intro line one", page: null, heading: "" },
+      { text: "Intro line one", page: null, heading: "x" },
       { text: "const x = 1;", page: null, heading: "Setext Title" },
     ]);
+    // TOML front matter, as Hugo writes it, likewise
+    const toml = await parseText("md", '+++\ntitle = "Release notes"\ndraft = false\n+++\n\nFixed a crash.\n');
+    expect(toml.sections).toEqual([{ text: "Fixed a crash.", page: null, heading: "Release notes" }]);
   });
 
   test("markdown: HTML comments are not text, inline, alone on a line or over several lines; code keeps them", async () => {

@@ -42,7 +42,7 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
     if (text !== "") block.push(text);
   };
 
-  for (let i = skipFrontMatter(lines); i < lines.length; i++) {
+  for (let i = readFrontMatter(lines, collector); i < lines.length; i++) {
     const line = lines[i]!.replace(BLOCKQUOTE_MARKERS, "");
 
     const fence = FENCE.exec(line);
@@ -105,10 +105,25 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
   return { pageCount: null, sections: collector.finish() };
 }
 
-function skipFrontMatter(lines: string[]): number {
-  if (lines[0]?.trim() !== "---") return 0;
-  const end = lines.findIndex((line, index) => index > 0 && /^(---|\.\.\.)\s*$/.test(line));
-  return end === -1 ? 0 : end + 1;
+/** A title in YAML (title: …) or TOML (title = "…") front matter, quotes taken off. */
+const FRONT_MATTER_TITLE = /^title\s*[:=]\s*(["']?)(.*?)\1\s*$/;
+
+/**
+ * Front matter (YAML between --- lines, TOML between +++ lines, as static site generators write them) is
+ * not text; its title, like an HTML page's <title>, heads the text before the first heading. Returns the
+ * line after it (0 when there is none).
+ */
+function readFrontMatter(lines: string[], collector: SectionCollector): number {
+  const fence = lines[0]?.trim();
+  if (fence !== "---" && fence !== "+++") return 0;
+  const closing = fence === "---" ? /^(---|\.\.\.)\s*$/ : /^\+\+\+\s*$/;
+  const end = lines.findIndex((line, index) => index > 0 && closing.test(line));
+  if (end === -1) return 0;
+  for (const line of lines.slice(1, end)) {
+    const title = FRONT_MATTER_TITLE.exec(line.trim());
+    if (title) collector.setHeading(stripInline(title[2]!));
+  }
+  return end + 1;
 }
 
 /** "Title ##" → "Title": an ATX heading's optional closing run of #, which must follow whitespace. */
