@@ -7,8 +7,15 @@ import { requestState } from "./request-state.ts";
 import { MAX_TEXT_LENGTH } from "../ingest/upload-rules.ts";
 import { requestPath } from "./request-path.ts";
 
-/** 50 MB of file plus room for multipart framing and form fields. */
+/** 50 MB of file plus room for multipart framing and form fields (the uploads). */
 export const MAX_BODY_BYTES = 51 * 1024 * 1024;
+
+/**
+ * Any other JSON body on /v1 (search, knowledge bases, metadata): the largest valid one, a search with two
+ * 10,000-character queries and a 16 KB filter written in \u escapes, takes about 150 KB. At the uploads' 51 MB
+ * a body of 3.5 million keys took 2.3 s to parse, stalling every other tenant meanwhile.
+ */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
 /** Webhooks verify a signature over the exact bytes sent, so their routes read the raw body themselves. */
 export const RAW_BODY_PREFIX = "/api/webhooks/";
@@ -34,18 +41,20 @@ export function hasBody(request: Request): boolean {
  */
 export const MAX_TEXT_BODY_BYTES = 6 * MAX_TEXT_LENGTH + 1024 * 1024;
 const TEXT_ROUTE = /^\/api\/v1\/knowledge-bases\/[^/]+\/documents\/text$/;
-
-export function maxBodyBytes(path: string): number {
-  if (TEXT_ROUTE.test(path)) return MAX_TEXT_BODY_BYTES;
-  return UNAUTHENTICATED_BODY_LIMITS.find(([prefix]) => path.startsWith(prefix))?.[1] ?? MAX_BODY_BYTES;
-}
-
 /** The uploads (POST …/documents, PUT …/documents/{doc_id}): their cap is a file's 50 MB and its form. */
 const FILE_ROUTE = /^\/api\/v1\/knowledge-bases\/[^/]+\/documents(?:\/[^/]+)?$/;
 
-function tooLarge(size: string, max: number, request: Request): QuarryError {
-  const takesFile = (request.method === "POST" || request.method === "PUT") && FILE_ROUTE.test(requestPath(request));
-  const room = max === MAX_TEXT_BODY_BYTES ? ` (${MAX_TEXT_LENGTH} characters of text)` : max === MAX_BODY_BYTES && takesFile ? " (50 MB per file)" : "";
+export function maxBodyBytes(request: Request): number {
+  const path = requestPath(request);
+  if (TEXT_ROUTE.test(path)) return MAX_TEXT_BODY_BYTES;
+  const unauthenticated = UNAUTHENTICATED_BODY_LIMITS.find(([prefix]) => path.startsWith(prefix));
+  if (unauthenticated) return unauthenticated[1];
+  const takesFile = (request.method === "POST" || request.method === "PUT") && FILE_ROUTE.test(path);
+  return takesFile ? MAX_BODY_BYTES : MAX_JSON_BODY_BYTES;
+}
+
+function tooLarge(size: string, max: number): QuarryError {
+  const room = max === MAX_TEXT_BODY_BYTES ? ` (${MAX_TEXT_LENGTH} characters of text)` : max === MAX_BODY_BYTES ? " (50 MB per file)" : "";
   return invalid(["body"], `is too large: ${size} bytes; the maximum is ${max} bytes${room}`);
 }
 
@@ -65,7 +74,7 @@ export async function readBytes(request: Request, max: number): Promise<Uint8Arr
     size += read.value.byteLength;
     if (size > max) {
       void reader.cancel();
-      return tooLarge(`more than ${max}`, max, request);
+      return tooLarge(`more than ${max}`, max);
     }
     chunks.push(read.value);
   }
@@ -127,9 +136,19 @@ export function requireMultipart({ request }: { request: Request }): void {
  */
 export const MAX_JSON_DEPTH = 256;
 
-/** Whether the JSON text opens more than `max` arrays/objects at once; one pass, strings skipped. */
-function nestsDeeperThan(text: string, max: number): boolean {
+/**
+ * Object keys and values a JSON body may hold in all: parsing is the HTTP thread's, and its time grows with
+ * them (100,000 distinct keys took 39 ms, 3.5 million 2.3 s). The largest valid bodies hold far fewer: 32 KB
+ * of metadata has at most ~5,500 keys, a filter 32 lists of 1,000 values.
+ */
+export const MAX_JSON_KEYS = 10_000;
+export const MAX_JSON_VALUES = 100_000;
+
+/** What makes the JSON text too costly to parse (see above), or null; one pass, strings skipped. */
+function jsonShapeProblem(text: string): string | null {
   let depth = 0;
+  let keys = 0;
+  let separators = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -138,17 +157,20 @@ function nestsDeeperThan(text: string, max: number): boolean {
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
+      if (++depth > MAX_JSON_DEPTH) return `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`;
     } else if (c === 0x5d || c === 0x7d) depth--;
+    else if (c === 0x3a) {
+      if (++keys > MAX_JSON_KEYS) return `holds more than ${MAX_JSON_KEYS} object keys`;
+    } else if (c === 0x2c && ++separators >= MAX_JSON_VALUES) return `holds more than ${MAX_JSON_VALUES} values`;
   }
-  return false;
+  return null;
 }
 
 export const bodyHandling = new Elysia({ name: "quarry-body" })
   .onRequest(({ request }) => {
     const length = Number(request.headers.get("content-length") ?? 0);
-    const max = maxBodyBytes(requestPath(request));
-    if (length > max) throw tooLarge(String(length), max, request);
+    const max = maxBodyBytes(request);
+    if (length > max) throw tooLarge(String(length), max);
   })
   // Errors thrown while parsing would be reported by Elysia as a generic parse failure, so the precise
   // error is remembered here and thrown in onTransform, before the body is validated.
@@ -164,15 +186,12 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
       requestState(request).bodyError = error;
       return null;
     };
-    const text = await readText(request, maxBodyBytes(path));
+    const text = await readText(request, maxBodyBytes(request));
     if (typeof text !== "string") return failure(text);
     if (text.length === 0) return null;
     if (!isJson(contentType)) return failure(unsupportedContentType(contentType));
-    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-      return failure(
-        validationError([{ path: [], message: `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` }], "Request body is nested too deeply"),
-      );
-    }
+    const problem = jsonShapeProblem(text);
+    if (problem) return failure(validationError([{ path: [], message: problem }], `Request body ${problem}`));
     try {
       return JSON.parse(text);
     } catch {

@@ -5,7 +5,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import { LIMITS_DESCRIPTION } from "./limits-description.ts";
 import { DEFAULT_PARSE_MEMORY_MB } from "../config.ts";
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_TEXT_BODY_BYTES, UNAUTHENTICATED_BODY_LIMITS } from "./body.ts";
+import { MAX_BODY_BYTES, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, MAX_JSON_KEYS, MAX_JSON_VALUES, MAX_TEXT_BODY_BYTES, UNAUTHENTICATED_BODY_LIMITS } from "./body.ts";
 
 const DESCRIPTION = `Quarry stores documents in knowledge bases, parses, chunks, embeds and indexes them in the background,
 and answers searches with ranked chunks for a language model.
@@ -19,7 +19,7 @@ USAGE_LIMIT_EXCEEDED 429, EXTERNAL_SERVICE_ERROR 503, INTERNAL_ERROR 500. An iss
 (\`["name"]\`), query parameters under \`"query"\` (\`["query","limit"]\`), path parameters under \`"path"\` (\`["path","kb_id"]\`),
 a body that is not a JSON object as \`[]\`, a body too large as \`["body"]\`, a wrong Content-Type as \`["headers","content-type"]\`. An unknown route, or a known path with a method it does not have, is 404 NOT_FOUND
 "Route not found: <METHOD> <path>". Malformed JSON, a Content-Type other than application/json (multipart/form-data only on
-the uploads; the payment webhook reads its body as sent) and a body over ${MAX_BODY_BYTES} bytes (declared or, when chunked, counted; on POST …/documents/text ${MAX_TEXT_BODY_BYTES}, room for its longest text written with JSON escapes; on the routes that take no API key ${UNAUTHENTICATED_BODY_LIMITS.map(([prefix, max]) => `${prefix.replace(/^\/api/, "")}* ${max}`).join(", ")}) and JSON nesting arrays and objects more than ${MAX_JSON_DEPTH} levels deep are 400 VALIDATION_ERROR. A body sent with GET, which HTTP gives no meaning, is not read (only its declared size is checked). A path id
+the uploads; the payment webhook reads its body as sent), a body over its route's cap (declared or, when chunked, counted: the uploads ${MAX_BODY_BYTES} bytes, POST …/documents/text ${MAX_TEXT_BODY_BYTES}, room for its longest text written with JSON escapes, any other /v1 body ${MAX_JSON_BODY_BYTES}; on the routes that take no API key ${UNAUTHENTICATED_BODY_LIMITS.map(([prefix, max]) => `${prefix.replace(/^\/api/, "")}* ${max}`).join(", ")}) and JSON nesting arrays and objects more than ${MAX_JSON_DEPTH} levels deep, or holding more than ${MAX_JSON_KEYS} object keys or ${MAX_JSON_VALUES} values in all, are 400 VALIDATION_ERROR. A body sent with GET, which HTTP gives no meaning, is not read (only its declared size is checked). A path id
 needs its type prefix (kb_, doc_; otherwise 400; a request id without req_ is simply not found, 404); a prefixed id that does not exist, or belongs to another account, is
 404 "<Resource> not found: <id>". On /v1 the order of checks is: credential (401), rate limit (429), then the body
 (400): the body is not read before the credential and the rate limit have passed. INTERNAL_ERROR 500 is a failure on the

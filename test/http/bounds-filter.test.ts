@@ -69,8 +69,8 @@ describe("over a limit: 400 with the path of the offending part", () => {
     expect(await refused(huge)).toEqual([[["filter"], "must be at most 16384 bytes as JSON (this one is larger)"]]);
   });
 
-  test("100,000 keys or 250 levels of nesting: one issue, no server error", async () => {
-    expect(await refused(keys(100_000))).toEqual([[["filter"], "must have at most 32 keys (this one has 100000)"]]);
+  test("thousands of keys or 250 levels of nesting: one issue, no server error", async () => {
+    expect(await refused(keys(4_000))).toEqual([[["filter"], "must have at most 32 keys (this one has 4000)"]]);
     const deep = JSON.parse(`${"[".repeat(250)}1${"]".repeat(250)}`);
     expect(await refused({ region: { $in: deep } })).toEqual([[["filter", "region", "$in", 0], "must be a string, number or boolean"]]);
     const deepObject = JSON.parse(`${'{"a":'.repeat(250)}1${"}".repeat(250)}`);

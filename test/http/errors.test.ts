@@ -85,15 +85,15 @@ describe("error envelope", () => {
     expectEnvelope(chunkedBody, "VALIDATION_ERROR");
     expect(chunkedBody.error.details.issues[0].path).toEqual(["body"]);
 
-    // "per file" only where a file is sent: a search's body holds none
+    // "per file" only where a file is sent; other JSON bodies are capped at 1 MB
     const tooLarge = async (path: string, method = "POST") => {
       const head = `${method} /api${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${account.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${60 * 1024 * 1024}\r\nConnection: close\r\n\r\n`;
       return (await rawRequest(head)).body.error.details.issues[0].message as string;
     };
-    expect(await tooLarge("/v1/knowledge-bases/kb_x/search")).toBe("is too large: 62914560 bytes; the maximum is 53477376 bytes");
+    expect(await tooLarge("/v1/knowledge-bases/kb_x/search")).toBe("is too large: 62914560 bytes; the maximum is 1048576 bytes");
     expect(await tooLarge("/v1/knowledge-bases/kb_x/documents")).toEndWith("the maximum is 53477376 bytes (50 MB per file)");
     expect(await tooLarge("/v1/knowledge-bases/kb_x/documents/doc_x", "PUT")).toEndWith("(50 MB per file)");
-    expect(await tooLarge("/v1/knowledge-bases/kb_x/documents/doc_x", "PATCH")).toEndWith("53477376 bytes");
+    expect(await tooLarge("/v1/knowledge-bases/kb_x/documents/doc_x", "PATCH")).toEndWith("the maximum is 1048576 bytes");
   });
 
   test("a multipart body on a JSON endpoint is refused like any other wrong content type", async () => {

@@ -5,7 +5,6 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { requestState } from "../request-state.ts";
 import { maxBodyBytes, readBytes } from "../body.ts";
-import { requestPath } from "../request-path.ts";
 import { perClientErrorResponses } from "../schemas.ts";
 import { parseWith } from "../validation.ts";
 import { validationError } from "../../errors.ts";
@@ -105,7 +104,7 @@ export function webhookRoutes(ctx: AppContext) {
       // Decoded by Buffer, which keeps a byte-order mark (TextDecoder drops it), so that the text the
       // signature is checked over encodes back to the bytes that were signed.
       parse: async ({ request }) => {
-        const raw = await readBytes(request, maxBodyBytes(requestPath(request)));
+        const raw = await readBytes(request, maxBodyBytes(request));
         if (raw instanceof Uint8Array) return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("utf8");
         requestState(request).bodyError = raw;
         return "";
