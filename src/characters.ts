@@ -23,6 +23,11 @@ export function firstCharacters(text: string, count: number): string {
   return text.slice(0, end);
 }
 
+/** `text` cut to `length` code points at most, the last of them "…" when it was cut. */
+export function cutToLength(text: string, length: number): string {
+  return characterCount(text) > length ? `${firstCharacters(text, length - 1)}…` : text;
+}
+
 /**
  * Scripts written without spaces between words, as regular-expression class contents: Chinese, Japanese
  * and Korean, whose characters carry meaning one by one, and Thai, Lao, Khmer and Burmese, whose words a

@@ -7,6 +7,7 @@ import { MAX_NAME_LENGTH } from "../ingest/upload-rules.ts";
 import { DOCX_CHARS_PER_PAGE, MAX_PAGES } from "../ingest/parsers/page-limit.ts";
 import { PACKAGE_LIMITS } from "../ingest/parsers/package-limits.ts";
 import { SUMMARY_LIMITS } from "./request-summary.ts";
+import { MAX_PATH_CHARS, UNATTRIBUTED_PER_SECOND } from "../store/request-log-writer.ts";
 import { AUTH_RATE, MAX_TRACKED_CLIENTS, WEBHOOK_RATE } from "./request-gate.ts";
 import { LOGIN_FAILURE_RATE } from "./routes/auth.ts";
 
@@ -67,7 +68,8 @@ A filter or metadata over its byte or key-count limit is reported as one issue a
 cut to ${SUMMARY_LIMITS.itemLength} characters, the last of them "…", with \`<field>_total\` giving the full count; a longer string is cut to
 ${SUMMARY_LIMITS.stringLength} characters, the last of them "…"; a summary
 is at most ${SUMMARY_LIMITS.bytes} bytes as JSON, fields being dropped from the end beyond that; a summary that lost items or fields has \`truncated: true\`.
-A request answered 401, or carrying no credential of an account, is recorded without a request summary.
+A request answered 401, or carrying no credential of an account, is recorded without a request summary (listed to no account;
+${UNATTRIBUTED_PER_SECOND} such requests a second are kept at most, for a day). A path is kept to ${MAX_PATH_CHARS} characters, the last of them "…".
 
 **Rate limits.** Every request to a /v1 endpoint counts against the account's per-second rate (the same bucket whichever credential is used);
 a request without a body to a path or method no endpoint answers is a 404 without a credential check, and counts nothing.

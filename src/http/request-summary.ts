@@ -1,7 +1,7 @@
 // Summaries for the request history: the default ones, used where a route has not filled its own, built
 // from a whitelist so passwords, API keys, tokens, text and file contents can never end up in the history;
 // and the bounds every summary is cut to before it is stored, whoever filled it.
-import { characterCount, firstCharacters } from "../characters.ts";
+import { cutToLength } from "../characters.ts";
 
 /** Every stored summary stays within these, however large the request was. */
 export const SUMMARY_LIMITS = {
@@ -37,14 +37,9 @@ const SCALAR_FIELDS = new Set([
   "to",
 ]);
 
-/** `text` cut to `length` characters (code points, so an emoji is never split), the last of them "…". */
-function cut(text: string, length: number): string {
-  return characterCount(text) > length ? `${firstCharacters(text, length - 1)}…` : text;
-}
-
 /** A string (cut to `length`), number, boolean or null; undefined for anything else. */
 function scalar(value: unknown, length: number): unknown {
-  if (typeof value === "string") return cut(value, length);
+  if (typeof value === "string") return cutToLength(value, length);
   return typeof value === "number" || typeof value === "boolean" || value === null ? value : undefined;
 }
 

@@ -3,13 +3,22 @@
 // shutdown). Entries older than the retention period are pruned along the way, every hour, PRUNE_BATCH
 // at a time with other requests running in between: one DELETE of an hour's entries at 100 requests a
 // second (360,000) held the HTTP thread for 1.8 s.
+// Entries of no account (no or a bad credential, unknown routes) are listed to no one and cost nothing to
+// send: they are kept for the operator at UNATTRIBUTED_PER_SECOND at most, for a day, and every path is cut
+// to MAX_PATH_CHARS. Unbounded, a client with no account grew the database by 78 MB a second.
 import { writeTxWhenFree, type Db } from "./db.ts";
 import type { Clock } from "../clock.ts";
-import { insertRequestLog, pruneRequestLog, type RequestLogRecord } from "./requests.ts";
+import { insertRequestLog, pruneRequestLog, pruneUnattributedRequestLog, type RequestLogRecord } from "./requests.ts";
+import { cutToLength } from "../characters.ts";
 
 export const REQUEST_LOG_RETENTION_DAYS = 30;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Entries of no account kept a second (the rest are dropped; /api/metrics still counts every request). */
+export const UNATTRIBUTED_PER_SECOND = 10;
+const UNATTRIBUTED_RETENTION_MS = DAY_MS;
+/** Characters kept of a path ("…" the last of them): a route's own paths take under 100. */
+export const MAX_PATH_CHARS = 512;
 
 const FLUSH_INTERVAL_MS = 1000;
 const BATCH_SIZE = 500;
@@ -36,6 +45,8 @@ export class RequestLogWriter {
   /** The prune under way, if any. */
   private pruning: Promise<void> | null = null;
   private stopped = false;
+  /** The second (of the clock) and how many entries of no account were kept in it. */
+  private unattributed = { second: -1, kept: 0 };
 
   constructor(
     private readonly db: Db,
@@ -58,7 +69,9 @@ export class RequestLogWriter {
       this.pending.add(tracked);
       return;
     }
-    this.buffer.push(entry);
+    if (entry.accountId === null && !this.keepUnattributed()) return;
+    const path = cutToLength(entry.path, MAX_PATH_CHARS);
+    this.buffer.push(path === entry.path ? entry : { ...entry, path });
     if (this.buffer.length > MAX_BUFFERED) this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
     if (this.buffer.length >= BATCH_SIZE && !this.flushScheduled) {
       this.flushScheduled = true;
@@ -112,16 +125,25 @@ export class RequestLogWriter {
     }
   }
 
+  private keepUnattributed(): boolean {
+    const second = Math.floor(this.clock.now().getTime() / 1000);
+    if (second !== this.unattributed.second) this.unattributed = { second, kept: 0 };
+    return this.unattributed.kept++ < UNATTRIBUTED_PER_SECOND;
+  }
+
   private pruneIfDue(): void {
     const now = this.clock.now().getTime();
     if (this.pruning || now - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now;
-    this.pruning = this.prune(requestLogKeptSince(new Date(now))).finally(() => (this.pruning = null));
+    this.pruning = (async () => {
+      await this.prune(pruneRequestLog, requestLogKeptSince(new Date(now)));
+      await this.prune(pruneUnattributedRequestLog, new Date(now - UNATTRIBUTED_RETENTION_MS));
+    })().finally(() => (this.pruning = null));
   }
 
-  private async prune(olderThan: Date): Promise<void> {
+  private async prune(pruneBatch: typeof pruneRequestLog, olderThan: Date): Promise<void> {
     try {
-      while (!this.stopped && (await writeTxWhenFree(this.db, () => pruneRequestLog(this.db, olderThan, PRUNE_BATCH))) === PRUNE_BATCH) {
+      while (!this.stopped && (await writeTxWhenFree(this.db, () => pruneBatch(this.db, olderThan, PRUNE_BATCH))) === PRUNE_BATCH) {
         await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (error) {

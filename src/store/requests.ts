@@ -132,3 +132,12 @@ export function pruneRequestLog(db: Db, olderThan: Date, limit: number): number 
     .query("DELETE FROM request_log WHERE rowid IN (SELECT rowid FROM request_log WHERE created_at < ? ORDER BY created_at LIMIT ?)")
     .run(olderThan.toISOString(), limit).changes;
 }
+
+/** Like pruneRequestLog, for the entries of no account only. */
+export function pruneUnattributedRequestLog(db: Db, olderThan: Date, limit: number): number {
+  return db
+    .query(
+      "DELETE FROM request_log WHERE rowid IN (SELECT rowid FROM request_log WHERE account_id IS NULL AND auth_type IS NULL AND created_at < ? LIMIT ?)",
+    )
+    .run(olderThan.toISOString(), limit).changes;
+}

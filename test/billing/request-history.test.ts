@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock, signup, startTestServer, waitForDocument, type TestAccount, type TestServer } from "../helpers/server.ts";
 import { until } from "../helpers/until.ts";
 import { insertRequestLog, type RequestLogRecord } from "../../src/store/requests.ts";
+import { MAX_PATH_CHARS, UNATTRIBUTED_PER_SECOND } from "../../src/store/request-log-writer.ts";
 
 let server: TestServer;
 const clock = new ManualClock(new Date("2026-03-10T12:00:00.000Z"));
@@ -306,5 +307,46 @@ describe("retention", () => {
     await server.server.ctx.requestLog.flushPending();
     await until(() => backlog() === 10, "the backlog to be pruned", 5_000);
     expect((await list(account)).body.data.map((e: any) => e.id)).toEqual(expect.arrayContaining([entry(2_500, 0).id]));
+  });
+});
+
+describe("bounds on what is kept", () => {
+  const unattributed = () => server.server.ctx.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM request_log WHERE account_id IS NULL").get()!.n;
+
+  test("requests of no account are kept 10 a second at most, each path cut to 512 characters; an account's are all kept", async () => {
+    await server.server.ctx.requestLog.flushPending();
+    clock.advance(1000); // a second of its own
+    const before = unattributed();
+    const path = `/nope/${"p".repeat(15_000)}`;
+    const flood = await Promise.all(Array.from({ length: 50 }, () => server.request("GET", path, { token: "qk_not-a-real-key" })));
+    expect(flood.every((res) => res.status === 404)).toBe(true);
+    await server.server.ctx.requestLog.flushPending();
+    expect(unattributed() - before).toBe(UNATTRIBUTED_PER_SECOND);
+    const longest = server.server.ctx.db.query<{ length: number }, []>("SELECT MAX(length(path)) AS length FROM request_log").get()!.length;
+    expect(longest).toBe(MAX_PATH_CHARS);
+    // The next second keeps 10 more.
+    clock.advance(1000);
+    await Promise.all(Array.from({ length: 20 }, () => server.request("GET", "/nope", {})));
+    await server.server.ctx.requestLog.flushPending();
+    expect(unattributed() - before).toBe(2 * UNATTRIBUTED_PER_SECOND);
+    // An account's own requests, refused ones included, are all in its history, their paths cut likewise.
+    const account = await signup(server);
+    const own = await Promise.all(Array.from({ length: 30 }, () => server.request("GET", path, { token: account.apiKey })));
+    const listed = (await list(account, "?limit=100&method=GET&status=4xx")).body.data;
+    expect(listed.map((entry: { id: string }) => entry.id).sort()).toEqual(own.map((res) => res.headers.get("x-request-id")).sort());
+    expect(listed[0].path).toBe(`${`/api${path}`.slice(0, MAX_PATH_CHARS - 1)}…`);
+  });
+
+  test("requests of no account are pruned after a day, an account's after 30", async () => {
+    const account = await signup(server);
+    await server.request("GET", "/nope", {});
+    const kept = await server.request("GET", "/v1/usage", { token: account.apiKey });
+    await server.server.ctx.requestLog.flushPending();
+    expect(unattributed()).toBeGreaterThan(0);
+    clock.advance(24 * 3600_000 + 3600_000 + 1); // past a day, and past the hourly mark of the next prune
+    await server.request("GET", "/v1/usage", { token: account.apiKey });
+    await server.server.ctx.requestLog.flushPending();
+    await until(() => unattributed() === 0, "the entries of no account to be pruned", 5_000);
+    expect((await server.request("GET", `/v1/requests/${kept.headers.get("x-request-id")}`, { token: account.apiKey })).status).toBe(200);
   });
 });
