@@ -131,7 +131,9 @@ export function documentRoutes(ctx: AppContext) {
         detail: {
           operationId: "uploadDocument", summary: "Upload a document",
           description:
-            `Stores the file and queues it for processing; poll the document until status is ready or failed. ${FILE_RULES} ` +
+            `Stores the file and queues it for processing; poll the document until status is ready or failed (GET …/documents?status=<status> ` +
+            "lists a knowledge base's documents in one status). No notification is sent when processing completes: the service makes no outbound calls, so that an " +
+            `air-gapped install needs no route out and no tenant can make it call an address of their choosing. ${FILE_RULES} ` +
             "file_type is the lowercased extension. Images, and PDF pages without a text layer or whose fonts have no Unicode map, " +
             "are read by OCR (English); on a PDF page that otherwise reads fine, the area of text set in such fonts (a figure's " +
             "labels, often) is read by OCR and added after the page's text; a page " +
