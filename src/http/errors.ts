@@ -54,12 +54,17 @@ function toQuarryError(code: unknown, error: unknown, request: Request): QuarryE
       );
     }
     case "NOT_FOUND":
-      return new QuarryError("NOT_FOUND", `Route not found: ${request.method} ${requestPath(request)}`);
+      return routeNotFound(request);
     default:
       return isOutOfSpace(error)
         ? new QuarryError("INTERNAL_ERROR", "The server is out of disk space; try again once an operator has freed some")
         : new QuarryError("INTERNAL_ERROR", "Internal server error");
   }
+}
+
+/** The answer to a request no endpoint takes: an unknown path, a method the path lacks, or metrics while they are off. */
+export function routeNotFound(request: Request): QuarryError {
+  return new QuarryError("NOT_FOUND", `Route not found: ${request.method} ${requestPath(request)}`);
 }
 
 /** A write that failed because the data directory's disk (or the user's quota) is full: SQLite's or the file system's. */

@@ -76,7 +76,7 @@ a request without a body to a path or method no endpoint answers is a 404 withou
 The algorithm is a token bucket per account: capacity = the plan's requests per second, refilled continuously at that rate.
 A full bucket allows a burst of that many requests at once, then one request per 1/rate seconds; a plan change applies to
 the bucket at once: its capacity becomes the new rate and the requests already spent from it stay spent (an account that just
-upgraded from 5 to 10 per second after 2 requests has 8 left). Buckets live in the server's memory. Each authenticated /v1 response carries
+upgraded from 5 to 10 per second after 2 requests has 8 left). Buckets live in the server's memory. With plan limits on (QUARRY_LIMITS, the default), each authenticated /v1 response carries
 \`RateLimit-Limit\` (the rate), \`RateLimit-Remaining\` (whole requests left in the bucket) and \`RateLimit-Reset\` (seconds
 until the bucket is full again); a refused request is 429 RATE_LIMIT_EXCEEDED "Rate limit exceeded" with \`Retry-After\`
 (whole seconds until a request will be accepted). A refused request takes no token.

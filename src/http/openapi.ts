@@ -71,7 +71,11 @@ function toJsonSchema(schema: unknown): Json {
 /** The headers responses carry, in `components.headers`; headersOf says which response has which. */
 const HEADERS: Record<string, { description: string; schema: Json }> = {
   "X-Request-Id": { description: "The id of the request's entry in the request history (req_…)", schema: { type: "string" } },
-  "RateLimit-Limit": { description: "The rate: the bucket's capacity (the account's per-second rate on /v1, the client IP's burst on /auth and /webhooks)", schema: { type: "integer" } },
+  "RateLimit-Limit": {
+    description:
+      "The rate: the bucket's capacity (the account's per-second rate on /v1, the client IP's burst on /auth and /webhooks). The RateLimit headers are not sent on /v1 when the server runs with QUARRY_LIMITS=off",
+    schema: { type: "integer" },
+  },
   "RateLimit-Remaining": { description: "Whole requests left in the bucket", schema: { type: "integer" } },
   "RateLimit-Reset": { description: "Seconds until the bucket is full again", schema: { type: "integer" } },
   "Retry-After": {

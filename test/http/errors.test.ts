@@ -408,7 +408,8 @@ describe("service endpoints", () => {
     expect(headersOf(login, "401")).toEqual([...rate, "X-Request-Id"]);
     expect(paths["/api/v1/knowledge-bases"].get.parameters.find((p: any) => p.name === "limit").schema.default).toBe(20);
 
-    // What is sent matches (this server runs without plan limits: /v1 sends no RateLimit headers here).
+    // What is sent matches (this server runs without plan limits: /v1 sends no RateLimit headers here, as documented).
+    expect(components.headers["RateLimit-Limit"].description).toContain("not sent on /v1 when the server runs with QUARRY_LIMITS=off");
     const sent = (res: { headers: Headers }) => ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "www-authenticate", "x-request-id"].filter((name) => res.headers.has(name));
     const unauthenticated = await server.request("POST", "/v1/knowledge-bases/kb_x/search", { body: { query: "x" } });
     expect([unauthenticated.status, sent(unauthenticated)]).toEqual([401, ["www-authenticate", "x-request-id"]]);

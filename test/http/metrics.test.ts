@@ -105,13 +105,13 @@ describe("with QUARRY_METRICS_TOKEN set", () => {
   });
 });
 
-test("without QUARRY_METRICS_TOKEN there are no metrics, and the 404 says how to turn them on", async () => {
+test("without QUARRY_METRICS_TOKEN there are no metrics: the route is absent, a 404 like any unknown route's", async () => {
   const server = await startTestServer();
   try {
     const res = await scrape(server);
     expect(res.status).toBe(404);
     expect(JSON.parse(res.text)).toEqual({
-      error: { code: "NOT_FOUND", message: "Metrics are off: start Quarry with QUARRY_METRICS_TOKEN (--metrics-token) set to serve them" },
+      error: { code: "NOT_FOUND", message: "Route not found: GET /api/metrics" },
     });
   } finally {
     await server.stop();

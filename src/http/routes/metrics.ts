@@ -6,6 +6,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../context.ts";
 import { QuarryError } from "../../errors.ts";
 import { bearerToken } from "../auth.ts";
+import { routeNotFound } from "../errors.ts";
 import { errorResponses } from "../schemas.ts";
 import { METRICS_SCHEME } from "../openapi.ts";
 
@@ -21,9 +22,8 @@ export function metricsRoutes(ctx: AppContext) {
     async ({ request, set }) => {
       const { metrics } = ctx;
       const token = ctx.config.metricsToken;
-      if (metrics === null || token === null) {
-        throw new QuarryError("NOT_FOUND", "Metrics are off: start Quarry with QUARRY_METRICS_TOKEN (--metrics-token) set to serve them");
-      }
+      // Off, the route is absent like any unknown one (the startup banner says how to turn it on).
+      if (metrics === null || token === null) throw routeNotFound(request);
       if (!sameToken(bearerToken(request), token)) {
         throw new QuarryError("AUTHENTICATION_ERROR", "Invalid or missing metrics token", undefined, { "www-authenticate": 'Bearer realm="quarry-metrics"' });
       }
@@ -36,14 +36,14 @@ export function metricsRoutes(ctx: AppContext) {
       detail: {
         operationId: "getMetrics", summary: "Prometheus metrics",
         description:
-          "Off unless the server runs with QUARRY_METRICS_TOKEN (--metrics-token, at least 16 characters): then " +
+          "Off unless the server runs with QUARRY_METRICS_TOKEN (--metrics-token, at least 16 printable ASCII characters, no spaces): then " +
           "`Authorization: Bearer <that token>` (not an API key or JWT) gets the Prometheus text format: quarry_http_requests_total " +
           "and quarry_http_request_duration_seconds by method, route pattern and status; quarry_search_duration_seconds by mode; " +
           "quarry_documents_processed_total by outcome, quarry_pages_parsed_total, quarry_chunks_indexed_total and " +
           "quarry_pipeline_step_duration_seconds by step; quarry_documents_processing by status; quarry_knowledge_bases, " +
           "quarry_accounts; quarry_database_size_bytes and quarry_database_free_bytes; quarry_search_indexes_loaded and the " +
           "index memory and its budget; process_resident_memory_bytes, process_cpu_seconds_total, process_start_time_seconds; " +
-          "quarry_build_info. Counters start at 0 when the server starts. Without the token set: 404 NOT_FOUND; a wrong or " +
+          "quarry_build_info. Counters start at 0 when the server starts. Without the token set the route is absent: 404 NOT_FOUND \"Route not found: GET /api/metrics\"; a wrong or " +
           "missing token: 401 AUTHENTICATION_ERROR.",
         tags: ["Service"],
         security: [{ [METRICS_SCHEME]: [] }],
