@@ -117,16 +117,6 @@ function storedTotals(db: Db, accountId: string): { documents: number; bytes: nu
     .get(accountId, accountId)!;
 }
 
-/**
- * Before accepting a file: the trial still running, pages left this period, and room for `addDocuments`
- * more documents and `addBytes` more bytes (spec 8.1), each refusal a 429 of its own.
- */
-export function assertCanStore(db: Db, account: AccountRow, now: Date, limitsEnabled: boolean, addBytes: number, addDocuments: number): void {
-  assertTrialActive(account, now, limitsEnabled);
-  assertPagesAvailable(db, account, now, limitsEnabled);
-  assertDocumentCapacity(db, account, addBytes, addDocuments, limitsEnabled);
-}
-
 /** Before accepting a new file: the plan's document count and storage caps (429 documents / storage). */
 export function assertDocumentCapacity(db: Db, account: AccountRow, addBytes: number, addDocuments: number, limitsEnabled: boolean): void {
   if (!limitsEnabled) return;

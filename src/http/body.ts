@@ -43,18 +43,6 @@ export const MAX_TEXT_BODY_BYTES = 6 * MAX_TEXT_LENGTH + 1024 * 1024;
 const TEXT_ROUTE = /^\/api\/v1\/knowledge-bases\/[^/]+\/documents\/text$/;
 /** The uploads (POST …/documents, PUT …/documents/{doc_id}): their cap is a file's 50 MB and its form. */
 const FILE_ROUTE = /^\/api\/v1\/knowledge-bases\/[^/]+\/documents(?:\/[^/]+)?$/;
-const UPLOAD_ROUTE = /^\/api\/v1\/knowledge-bases\/[^/]+\/documents$/;
-const REPLACE_ROUTE = /^\/api\/v1\/knowledge-bases\/[^/]+\/documents\/doc_[^/]+$/;
-
-/**
- * The documents a request adds if it is accepted: 1 for an upload or raw text, 0 for a replacement (which
- * also needs the trial and pages the others do); null for any other request.
- */
-export function documentsAdded(request: Request): 0 | 1 | null {
-  const path = requestPath(request);
-  if (request.method === "POST" && (TEXT_ROUTE.test(path) || UPLOAD_ROUTE.test(path))) return 1;
-  return request.method === "PUT" && REPLACE_ROUTE.test(path) ? 0 : null;
-}
 
 export function maxBodyBytes(request: Request): number {
   const path = requestPath(request);

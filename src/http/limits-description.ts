@@ -80,9 +80,8 @@ upgraded from 5 to 10 per second after 2 requests has 8 left). Buckets live in t
 \`RateLimit-Limit\` (the rate), \`RateLimit-Remaining\` (whole requests left in the bucket) and \`RateLimit-Reset\` (seconds
 until the bucket is full again); a refused request is 429 RATE_LIMIT_EXCEEDED "Rate limit exceeded" with \`Retry-After\`
 (whole seconds until a request will be accepted). A refused request takes no token.
-A /v1 request's body is read only after its credential (401) and the rate limit (429) have passed, and for an upload, raw
-text or a replacement the plan's trial, pages and document count (429 USAGE_LIMIT_EXCEEDED; storage is checked once the file's
-size is known), so a refused upload is answered at once, without the server receiving its body; then the body is checked (400).
+A /v1 request's body is read only after its credential (401) and the rate limit (429) have passed, so a refused upload
+is answered at once, without the server receiving its body; then the body is checked (400).
 
 **Per-client rate limits.** /auth/* (signup, login and API key regeneration together) allows a burst of ${AUTH_RATE.burst} requests per client IP,
 refilled at ${AUTH_RATE.perSecond} per second; /webhooks/* a burst of ${WEBHOOK_RATE.burst}, refilled at ${WEBHOOK_RATE.perSecond} per second. Same token bucket, headers

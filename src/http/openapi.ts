@@ -21,8 +21,8 @@ a body that is not a JSON object as \`[]\`, a body too large as \`["body"]\`, a 
 "Route not found: <METHOD> <path>". Malformed JSON, a Content-Type other than application/json (multipart/form-data only on
 the uploads; the payment webhook reads its body as sent), a body over its route's cap (declared or, when chunked, counted: the uploads ${MAX_BODY_BYTES} bytes, POST …/documents/text ${MAX_TEXT_BODY_BYTES}, room for its longest text written with JSON escapes, any other /v1 body ${MAX_JSON_BODY_BYTES}; on the routes that take no API key ${UNAUTHENTICATED_BODY_LIMITS.map(([prefix, max]) => `${prefix.replace(/^\/api/, "")}* ${max}`).join(", ")}) and JSON nesting arrays and objects more than ${MAX_JSON_DEPTH} levels deep, or holding more than ${MAX_JSON_KEYS} object keys or ${MAX_JSON_VALUES} values in all, are 400 VALIDATION_ERROR. A body sent with GET, which HTTP gives no meaning, is not read (only its declared size is checked). A path id
 needs its type prefix (kb_, doc_; otherwise 400; a request id without req_ is simply not found, 404); a prefixed id that does not exist, or belongs to another account, is
-404 "<Resource> not found: <id>". On /v1 the order of checks is: credential (401), rate limit (429), for an upload, raw text or a
-replacement the plan's room for it (429 USAGE_LIMIT_EXCEEDED: trial, pages, documents), then the body (400): the body is not read before these have passed. INTERNAL_ERROR 500 is a failure on the
+404 "<Resource> not found: <id>". On /v1 the order of checks is: credential (401), rate limit (429), then the body
+(400): the body is not read before the credential and the rate limit have passed. INTERNAL_ERROR 500 is a failure on the
 server's side: "The server is out of disk space; try again once an operator has freed some" when a write found the disk full,
 else "Internal server error" (the cause is logged with the request id, never sent).
 

@@ -1,17 +1,13 @@
 // Checks made in onRequest, before anything reads the body (Elysia parses bodies before a route's own
 // hooks run): a /v1 request with a body is authenticated and rate-limited per account here, so a missing
-// credential (401) or an exhausted rate (429) costs the server no upload; so is a document the plan has no
-// room for (an ended trial, no pages left, the document count reached: 429), which was received whole
-// first (20 uploads of 45 MB at once took the server from 688 to 1,217 MB only to be refused); /auth and
-// /webhooks, which take no API key, are rate-limited per client IP. Oversized bodies are refused after
-// this (body.ts).
+// credential (401) or an exhausted rate (429) costs the server no upload; /auth and /webhooks, which
+// take no API key, are rate-limited per client IP. Oversized bodies are refused after this (body.ts).
 import { Elysia } from "elysia";
 import type { AppContext } from "./context.ts";
 import { admit } from "./auth.ts";
 import { enforceRateLimit, type Rate } from "./rate-limit.ts";
 import { clientAddress, clientKey } from "./client-ip.ts";
-import { documentsAdded, hasBody } from "./body.ts";
-import { assertCanStore } from "../billing/usage.ts";
+import { hasBody } from "./body.ts";
 import { requestPath } from "./request-path.ts";
 
 /** Per client IP (an IPv6 /64): signup, login and key regeneration together. Slows password guessing and email probing. */
@@ -31,11 +27,7 @@ export function requestGate(ctx: AppContext) {
     const path = requestPath(request);
     // Bodyless /v1 requests are admitted by their route, so an unknown route stays a 404.
     if (path.startsWith("/api/v1/")) {
-      if (!hasBody(request)) return;
-      const { account } = await admit(ctx, request, set.headers);
-      const added = documentsAdded(request);
-      // The storage cap is checked again with the file's size once it is read; a new file has a byte at least.
-      if (added !== null) assertCanStore(ctx.db, account, ctx.clock.now(), ctx.config.limitsEnabled, added, added);
+      if (hasBody(request)) await admit(ctx, request, set.headers);
       return;
     }
     const match = CLIENT_RATES.find(([prefix]) => path.startsWith(prefix));

@@ -24,7 +24,7 @@ import {
   type DocumentListOptions,
 } from "../store/documents.ts";
 import { listChunks, type Chunk } from "../store/chunks.ts";
-import { assertCanStore } from "../billing/usage.ts";
+import { assertDocumentCapacity, assertPagesAvailable, assertTrialActive } from "../billing/usage.ts";
 import { notFound, QuarryError } from "../errors.ts";
 import { enqueue } from "./queue.ts";
 import { checkUploadFile, documentName } from "./upload-rules.ts";
@@ -171,9 +171,13 @@ export class DocumentService {
     return document;
   }
 
+  /** Trial still running, page allowance not used up, and room for the documents and bytes (spec 8.1). */
   private assertCanStore(account: AccountRow, addBytes: number, addDocuments: number): void {
     const { db, clock, limitsEnabled } = this.deps;
-    assertCanStore(db, account, clock.now(), limitsEnabled, addBytes, addDocuments);
+    const now = clock.now();
+    assertTrialActive(account, now, limitsEnabled);
+    assertPagesAvailable(db, account, now, limitsEnabled);
+    assertDocumentCapacity(db, account, addBytes, addDocuments, limitsEnabled);
   }
 
   /**
