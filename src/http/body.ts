@@ -40,9 +40,10 @@ export function hasBody(request: Request): boolean {
  * Basic Multilingual Plane; a character beyond it (an emoji) takes two escapes, 12 bytes, or 4 as UTF-8.
  */
 export const MAX_TEXT_BODY_BYTES = 6 * MAX_TEXT_LENGTH + 1024 * 1024;
-const TEXT_ROUTE = /^\/api\/v1\/knowledge-bases\/[^/]+\/documents\/text$/;
+// The router takes a path with a trailing slash as the same route: so do these.
+const TEXT_ROUTE = /^\/api\/v1\/knowledge-bases\/[^/]+\/documents\/text\/?$/;
 /** The uploads (POST …/documents, PUT …/documents/{doc_id}): their cap is a file's 50 MB and its form. */
-const FILE_ROUTE = /^\/api\/v1\/knowledge-bases\/[^/]+\/documents(?:\/[^/]+)?$/;
+const FILE_ROUTE = /^\/api\/v1\/knowledge-bases\/[^/]+\/documents(?:\/[^/]+)?\/?$/;
 
 export function maxBodyBytes(request: Request): number {
   const path = requestPath(request);

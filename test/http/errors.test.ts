@@ -94,6 +94,10 @@ describe("error envelope", () => {
     expect(await tooLarge("/v1/knowledge-bases/kb_x/documents")).toEndWith("the maximum is 53477376 bytes (50 MB per file)");
     expect(await tooLarge("/v1/knowledge-bases/kb_x/documents/doc_x", "PUT")).toEndWith("(50 MB per file)");
     expect(await tooLarge("/v1/knowledge-bases/kb_x/documents/doc_x", "PATCH")).toEndWith("the maximum is 1048576 bytes");
+    // A trailing slash is the same route, with the same cap (the 1 MB of other JSON bodies took uploads sent to .../documents/)
+    expect(await tooLarge("/v1/knowledge-bases/kb_x/documents/")).toEndWith("the maximum is 53477376 bytes (50 MB per file)");
+    expect(await tooLarge("/v1/knowledge-bases/kb_x/documents/doc_x/", "PUT")).toEndWith("(50 MB per file)");
+    expect(await tooLarge("/v1/knowledge-bases/kb_x/documents/text/")).toEndWith("the maximum is 61048576 bytes (10000000 characters of text)");
   });
 
   test("a multipart body on a JSON endpoint is refused like any other wrong content type", async () => {
