@@ -406,5 +406,9 @@ describe("text formats", () => {
     // quoted fields as spreadsheets write them still are fields
     expect(await rows("tsv", 'a\tb\n"x\ty"\t"say ""hi"""\n')).toEqual(['a: x y; b: say "hi"']);
     expect(await rows("csv", "sentence\nHello; world; again\nAnother; row; here\n")).toEqual(["sentence: Hello; world; again\nsentence: Another; row; here"]);
+    // one stray quote in a file whose other fields are quoted properly keeps them read as quoted fields
+    expect(await rows("csv", 'id,comment\n1,"Line one\nline two, with comma"\n2,"He said ""yes"", then left"\n3,"5\' 10"" tall" extra\n')).toEqual([
+      'id: 1; comment: Line one line two, with comma\nid: 2; comment: He said "yes", then left\nid: 3; comment: 5\' 10"" tall" extra',
+    ]);
   });
 });

@@ -24,14 +24,24 @@ export async function parseDelimited(data: Uint8Array, type: "csv" | "tsv"): Pro
   const text = decodeText(data);
   const delimiter = type === "tsv" ? "\t" : "";
   let result = parseRows(text, delimiter);
-  // A quote that opens no quoted field (a title written "Heat" (film), as TSV exports have them) was read as
-  // opening one, and the rest of the file became that field: such a file's quotes are only text.
-  const quoteChar = result.errors.some((error) => error.type === "Quotes") ? NO_QUOTES : '"';
-  if (quoteChar === NO_QUOTES) result = parseRows(text, delimiter, quoteChar);
+  let quoteChar = '"';
+  // A quote that opens no quoted field (a title written "Heat" (film), as TSV exports have them) is read as
+  // opening one, and the rest of the file becomes that field. When the file read with its quotes as plain
+  // text has more rows that fit its header, that is how it is read; a stray quote in a file whose other
+  // fields are quoted properly (a field over two lines, "" inside) leaves it read with quotes.
+  if (result.errors.some((error) => error.type === "Quotes")) {
+    const plain = parseRows(text, delimiter, NO_QUOTES);
+    if (rowsFittingHeader(plain.data) > rowsFittingHeader(result.data)) [result, quoteChar] = [plain, NO_QUOTES];
+  }
   // A header of one field names one column: the ";" or "|" in its values were taken for a delimiter.
   const [header, ...rows] = result.data;
   if (type === "csv" && header?.length === 1 && rows.some((row) => row.length > 1)) result = parseRows(text, NO_DELIMITER, quoteChar);
   const collector = new SectionCollector();
   collector.addParagraph(tableRowsToLines(result.data).join("\n"));
   return { pageCount: null, sections: collector.finish() };
+}
+
+/** Rows after the first with as many fields as it has. */
+function rowsFittingHeader([header, ...rows]: string[][]): number {
+  return rows.filter((row) => row.length === header?.length).length;
 }
