@@ -396,6 +396,12 @@ describe("text formats", () => {
   test("markdown: raw <script> and <style> blocks are not text", async () => {
     const md = "# Page\n\n<script>\nwindow.secret = 1;\n</script>\n\n<STYLE type=\"text/css\">\n.marker { color: red; }\n</STYLE>\n\n<script src=\"x.js\"></script>\nText.\n";
     expect((await parseText("md", md)).sections).toEqual([{ text: "Text.", page: null, heading: "Page" }]);
+    // Unclosed, a tag that opens a line is prose; words after a closing tag on its line are kept.
+    const prose = "# HTML tutorial\n\n<style> elements hold CSS.\n\n## Next section\n\nMore on cassowaries.\n\n<script src=\"w.js\"></script> Emus run.\n";
+    expect((await parseText("md", prose)).sections.map((section) => [section.heading, section.text])).toEqual([
+      ["HTML tutorial", "elements hold CSS."], // inline tags are stripped, as everywhere
+      ["Next section", "More on cassowaries.\n\nEmus run."],
+    ]);
   });
 
   test("csv and tsv: a quote that opens no quoted field is text; a one-field header makes one column", async () => {

@@ -42,6 +42,13 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
     if (text !== "") block.push(text);
   };
 
+  const lastClosings = new Map<string, number>();
+  const lastClosing = (tag: string) => {
+    let last = lastClosings.get(tag);
+    if (last === undefined) lastClosings.set(tag, (last = lines.findLastIndex((line) => line.toLowerCase().includes(tag))));
+    return last;
+  };
+
   for (let i = readFrontMatter(lines, collector); i < lines.length; i++) {
     const line = lines[i]!.replace(BLOCKQUOTE_MARKERS, "");
 
@@ -61,11 +68,18 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
       while (i + 1 < lines.length && !lines[i]!.includes("-->")) i++;
       continue;
     }
+    // A script or style element is skipped up to its closing tag, and what follows that tag on its line is
+    // read as a line of its own. One never closed is no element ("<style> elements hold CSS." is prose).
+    // (Each tag's last closing line is known, so an unclosed one costs no scan to the end: linear in all.)
     const script = SCRIPT_START.exec(line);
-    if (script) {
+    const closeTag = script ? `</${script[1]!.toLowerCase()}>` : "";
+    let closing = script && lastClosing(closeTag) >= i ? i : -1;
+    while (closing !== -1 && !lines[closing]!.toLowerCase().includes(closeTag)) closing++;
+    if (closing !== -1) {
       flush();
-      const end = `</${script[1]!.toLowerCase()}>`;
-      while (i + 1 < lines.length && !lines[i]!.toLowerCase().includes(end)) i++;
+      const after = lines[closing]!.slice(lines[closing]!.toLowerCase().indexOf(closeTag) + closeTag.length);
+      lines[closing] = after;
+      i = after.trim() === "" ? closing : closing - 1;
       continue;
     }
     if (line.trim() === "" || line.replace(INLINE_COMMENT, "").trim() === "" || LINK_DEFINITION.test(line)) {
