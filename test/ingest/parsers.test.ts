@@ -289,6 +289,11 @@ describe("text formats", () => {
     // TOML front matter, as Hugo writes it, likewise
     const toml = await parseText("md", '+++\ntitle = "Release notes"\ndraft = false\n+++\n\nFixed a crash.\n');
     expect(toml.sections).toEqual([{ text: "Fixed a crash.", page: null, heading: "Release notes" }]);
+    // the top-level title only, a folded one read as one line
+    const nested = await parseText("md", "---\ntitle: Real Page Title\nseo:\n  title: SEO override\n---\nBody.\n");
+    expect(nested.sections).toEqual([{ text: "Body.", page: null, heading: "Real Page Title" }]);
+    const folded = await parseText("md", "---\ntitle: >-\n  A long title\n  over two lines\ndate: 2024-01-01\n---\nBody.\n");
+    expect(folded.sections).toEqual([{ text: "Body.", page: null, heading: "A long title over two lines" }]);
   });
 
   test("markdown: HTML comments are not text, inline, alone on a line or over several lines; code keeps them", async () => {

@@ -119,8 +119,10 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
   return { pageCount: null, sections: collector.finish() };
 }
 
-/** A title in YAML (title: …) or TOML (title = "…") front matter, quotes taken off. */
+/** A top-level title in YAML (title: …) or TOML (title = "…") front matter, quotes taken off. */
 const FRONT_MATTER_TITLE = /^title\s*[:=]\s*(["']?)(.*?)\1\s*$/;
+/** A YAML block scalar's indicator (title: >- with the text on the indented lines after it). */
+const BLOCK_SCALAR = /^[>|][+-]?\d*$/;
 
 /**
  * Front matter (YAML between --- lines, TOML between +++ lines, as static site generators write them) is
@@ -133,9 +135,17 @@ function readFrontMatter(lines: string[], collector: SectionCollector): number {
   const closing = fence === "---" ? /^(---|\.\.\.)\s*$/ : /^\+\+\+\s*$/;
   const end = lines.findIndex((line, index) => index > 0 && closing.test(line));
   if (end === -1) return 0;
-  for (const line of lines.slice(1, end)) {
-    const title = FRONT_MATTER_TITLE.exec(line.trim());
-    if (title) collector.setHeading(stripInline(title[2]!));
+  for (let i = 1; i < end; i++) {
+    const title = FRONT_MATTER_TITLE.exec(lines[i]!.trimEnd());
+    if (!title) continue;
+    let text = title[2]!;
+    if (BLOCK_SCALAR.test(text)) {
+      const folded: string[] = [];
+      while (i + 1 < end && /^\s+\S/.test(lines[i + 1]!)) folded.push(lines[++i]!.trim());
+      text = folded.join(" ");
+    }
+    collector.setHeading(stripInline(text));
+    break;
   }
   return end + 1;
 }
