@@ -55,7 +55,7 @@ describe("POST /auth/signup", () => {
       const res = await server.request("POST", "/auth/signup", { body: { email, password: "correct horse" } });
       expect([email, res.status, res.body.error.details.issues.map((i: { path: string[] }) => i.path)]).toEqual([email, 400, [["email"]]]);
     }
-    for (const email of [`x1@ex-ample.${"b".repeat(63)}.co.uk`]) {
+    for (const email of [`x1@ex-ample.${"b".repeat(63)}.co.uk`, "x2@example.xn--p1ai"]) {
       expect([email, (await server.request("POST", "/auth/signup", { body: { email, password: "correct horse" } })).status]).toEqual([email, 201]);
     }
   });
