@@ -26,6 +26,8 @@ interface ElysiaValidationError {
 
 /** Elysia rejected a body, query or path parameter: rerun the route's zod schema to list every issue. */
 function fromValidation(error: ElysiaValidationError): QuarryError {
+  // A response that fails its own schema is the server's fault, never the client's: 500, logged.
+  if (error.type === "response") return new QuarryError("INTERNAL_ERROR", "Internal server error");
   const result = error.validator?.schema?.safeParse?.(error.value);
   const where = error.type === "body" ? [] : [error.type === "params" ? "path" : error.type];
   if (result && !result.success && result.error) {

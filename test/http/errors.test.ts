@@ -259,6 +259,18 @@ async function rawRequest(head: string): Promise<{ status: number; headers: Reco
   return { status: Number(statusLine.split(" ")[1]), headers, body: JSON.parse(text.slice(end + 4)) };
 }
 
+describe("a response that fails its own schema", () => {
+  test("is a 500 INTERNAL_ERROR, the server's fault, not a 400 blamed on the client", async () => {
+    const account = await signup(server);
+    // A history entry no route could write: a status code outside 100-599.
+    server.server.ctx.db
+      .query("INSERT INTO request_log (id, account_id, method, path, status_code, duration_ms, auth_type, created_at) VALUES (?, ?, 'GET', '/api/x', 700, 1, 'api_key', ?)")
+      .run("req_broken", account.id, new Date().toISOString());
+    const res = await server.request("GET", "/v1/requests/req_broken", { token: account.apiKey });
+    expect([res.status, res.body.error]).toEqual([500, { code: "INTERNAL_ERROR", message: "Internal server error" }]);
+  });
+});
+
 describe("a full disk", () => {
   test("a write the database has no room for is INTERNAL_ERROR saying so, and the service carries on once there is room", async () => {
     const own = await startTestServer({ env: { QUARRY_LIMITS: "off" } });
