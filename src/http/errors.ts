@@ -3,7 +3,7 @@
 import { Elysia } from "elysia";
 import { QuarryError, validationError } from "../errors.ts";
 import { requestState } from "./request-state.ts";
-import { hasBody } from "./body.ts";
+import { hasBody, maxBodyBytes } from "./body.ts";
 import { summarize, toIssues } from "./validation.ts";
 import { requestPath } from "./request-path.ts";
 
@@ -93,9 +93,10 @@ export const errorHandler = new Elysia({ name: "quarry-errors" }).onError({ as: 
   state.responseSummary.error_code = quarryError.code;
   set.status = quarryError.status;
   Object.assign(set.headers, quarryError.headers ?? {}, { "x-request-id": state.id });
-  // A request refused before its body was read (authentication, rate limits and size checks come first)
-  // leaves that body on the connection: closing it ends the client's upload and lets a graceful stop
-  // finish, which otherwise waited ~30 s for the connection.
-  if (hasBody(request) && !request.bodyUsed) set.headers.connection = "close";
+  // A body declared over its cap is not wanted: the connection is closed as the 400 goes out, ending the
+  // upload. Any other body refused before it was read (401, 429) is left to the server to take in: closing
+  // on it made Node's fetch (undici), still sending, fail with EPIPE instead of reading the 401 or 429.
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  if (hasBody(request) && !request.bodyUsed && declared > maxBodyBytes(request)) set.headers.connection = "close";
   return errorBody(quarryError);
 });

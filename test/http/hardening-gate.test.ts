@@ -112,6 +112,37 @@ describe("a /v1 body is read only after the credential and the rate limit", () =
   });
 });
 
+describe("refused uploads and Node.js clients", () => {
+  test("Node's fetch (undici) uploading with a bad key or over the rate gets the 401 or 429, not a network error; a body over its cap is still refused", async () => {
+    const account = await signup(server);
+    const kb = (await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "node" } })).body.data.id;
+    nowMs += 1000; // a full bucket
+    // Node's fetch fails with EPIPE when the server closes the connection while the body is still being sent.
+    const script = `
+      const upload = async (key, size) => {
+        const form = new FormData();
+        form.append("file", new Blob([new Uint8Array(size).fill(97)]), "notes.txt");
+        try {
+          const res = await fetch("${server.url}/v1/knowledge-bases/${kb}/documents", { method: "POST", headers: { authorization: "Bearer " + key }, body: form });
+          return [res.status, (await res.json()).error?.code ?? null];
+        } catch (error) {
+          return ["network error", error.cause?.code ?? error.message];
+        }
+      };
+      const badKey = await upload("qk_not-a-key", 1_000_000);
+      const burst = await Promise.all(Array.from({ length: 8 }, () => upload(${JSON.stringify(account.apiKey)}, 1_000)));
+      const overCap = await upload(${JSON.stringify(account.apiKey)}, 60 * 1024 * 1024);
+      console.log(JSON.stringify({ badKey, burst, overCap }));`;
+    const node = Bun.spawn(["node", "--input-type=module", "-e", script], { stdout: "pipe", stderr: "inherit" });
+    const { badKey, burst, overCap } = JSON.parse(await new Response(node.stdout).text());
+    expect(badKey).toEqual([401, "AUTHENTICATION_ERROR"]);
+    expect(burst.filter(([status]: [number]) => status === 202).length).toBe(5); // a trial account's burst
+    expect(burst.filter(([status]: [unknown]) => status !== 202)).toEqual(Array(3).fill([429, "RATE_LIMIT_EXCEEDED"]));
+    // Over its cap the connection is closed as the 400 is sent: Node sees that as a network error (or the 400, had it sent all).
+    expect(["network error", 400]).toContain(overCap[0]);
+  });
+});
+
 describe("per-IP rate limits on /auth and /webhooks", () => {
   const burst = (n: number, send: () => Promise<ApiResponse>) => Promise.all(Array.from({ length: n }, send));
   const count = (responses: ApiResponse[], status: number) => responses.filter((r) => r.status === status).length;
