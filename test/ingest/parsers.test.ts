@@ -407,6 +407,12 @@ describe("text formats", () => {
       ["HTML tutorial", "elements hold CSS."], // inline tags are stripped, as everywhere
       ["Next section", "More on cassowaries.\n\nEmus run."],
     ]);
+    // A tag first mentioned in prose, then shown closed in a code fence, is prose: the fence is not swallowed.
+    const tutorial = "<script> elements run JavaScript.\n\n## Example\n\n```html\n<script>alert(1)</script>\n```\n\nDone.\n";
+    expect((await parseText("md", tutorial)).sections.map((section) => [section.heading, section.text])).toEqual([
+      ["", "elements run JavaScript."],
+      ["Example", "<script>alert(1)</script>\n\nDone."],
+    ]);
   });
 
   test("csv and tsv: a quote that opens no quoted field is text; a one-field header makes one column", async () => {

@@ -42,12 +42,20 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
     if (text !== "") block.push(text);
   };
 
-  const lastClosings = new Map<string, number>();
-  const lastClosing = (tag: string) => {
-    let last = lastClosings.get(tag);
-    if (last === undefined) lastClosings.set(tag, (last = lines.findLastIndex((line) => line.toLowerCase().includes(tag))));
-    return last;
+  /** For each line, the first line from it on that holds the tag (-1: none), found for all lines at once. */
+  const closingsFrom = new Map<string, Int32Array>();
+  const nextClosing = (tag: string, from: number) => {
+    let next = closingsFrom.get(tag);
+    if (!next) {
+      next = new Int32Array(lines.length + 1).fill(-1);
+      for (let k = lines.length - 1; k >= 0; k--) next[k] = lines[k]!.toLowerCase().includes(tag) ? k : next[k + 1]!;
+      closingsFrom.set(tag, next);
+    }
+    return next[from]!;
   };
+  /** For each line, the first code fence after it (-1: none). */
+  const fencesAfter = new Int32Array(lines.length + 1).fill(-1);
+  for (let k = lines.length - 2; k >= 0; k--) fencesAfter[k] = FENCE.test(lines[k + 1]!) ? k + 1 : fencesAfter[k + 1]!;
 
   for (let i = readFrontMatter(lines, collector); i < lines.length; i++) {
     const line = lines[i]!.replace(BLOCKQUOTE_MARKERS, "");
@@ -69,12 +77,13 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
       continue;
     }
     // A script or style element is skipped up to its closing tag, and what follows that tag on its line is
-    // read as a line of its own. One never closed is no element ("<style> elements hold CSS." is prose).
-    // (Each tag's last closing line is known, so an unclosed one costs no scan to the end: linear in all.)
+    // read as a line of its own. One not closed before the next code fence is no element ("<style> elements
+    // hold CSS." is prose, and a tutorial's example in a fence further on does not close it).
     const script = SCRIPT_START.exec(line);
     const closeTag = script ? `</${script[1]!.toLowerCase()}>` : "";
-    let closing = script && lastClosing(closeTag) >= i ? i : -1;
-    while (closing !== -1 && !lines[closing]!.toLowerCase().includes(closeTag)) closing++;
+    let closing = script ? nextClosing(closeTag, i) : -1;
+    if (closing !== -1 && fencesAfter[i] !== -1 && fencesAfter[i]! < closing) closing = -1;
+    if (closing !== -1 && !lines[closing]!.toLowerCase().includes(closeTag)) closing = -1; // a line cut below
     if (closing !== -1) {
       flush();
       const after = lines[closing]!.slice(lines[closing]!.toLowerCase().indexOf(closeTag) + closeTag.length);
