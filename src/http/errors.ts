@@ -3,7 +3,6 @@
 import { Elysia } from "elysia";
 import { QuarryError, validationError } from "../errors.ts";
 import { requestState } from "./request-state.ts";
-import { hasBody, maxBodyBytes } from "./body.ts";
 import { summarize, toIssues } from "./validation.ts";
 import { requestPath } from "./request-path.ts";
 
@@ -93,10 +92,9 @@ export const errorHandler = new Elysia({ name: "quarry-errors" }).onError({ as: 
   state.responseSummary.error_code = quarryError.code;
   set.status = quarryError.status;
   Object.assign(set.headers, quarryError.headers ?? {}, { "x-request-id": state.id });
-  // A body declared over its cap is not wanted: the connection is closed as the 400 goes out, ending the
-  // upload. Any other body refused before it was read (401, 429) is left to the server to take in: closing
-  // on it made Node's fetch (undici), still sending, fail with EPIPE instead of reading the 401 or 429.
-  const declared = Number(request.headers.get("content-length") ?? 0);
-  if (hasBody(request) && !request.bodyUsed && declared > maxBodyBytes(request)) set.headers.connection = "close";
+  // A body refused before it was read (401, 429, or declared over its cap) is left for the server to take in
+  // and drop, without keeping it: closing the connection on it made Node's fetch, node:http (axios) and
+  // Python's urllib, still sending, fail with EPIPE instead of reading the answer. A stop closes such a
+  // connection after its grace period (server.ts).
   return errorBody(quarryError);
 });
