@@ -407,6 +407,9 @@ describe("text formats", () => {
       ["HTML tutorial", "elements hold CSS."], // inline tags are stripped, as everywhere
       ["Next section", "More on cassowaries.\n\nEmus run."],
     ]);
+    // A line with more than the tag is prose, whatever closes further on (inline code here).
+    const inline = "# Scripts\n\n<script> elements run JavaScript.\n\n## Placement\n\nAt the end, about giraffes.\n\n## Closing\n\nClose it with `</script>`.\n";
+    expect((await parseText("md", inline)).sections.map((section) => section.heading)).toEqual(["Scripts", "Placement", "Closing"]);
     // A tag first mentioned in prose, then shown closed in a code fence, is prose: the fence is not swallowed.
     const tutorial = "<script> elements run JavaScript.\n\n## Example\n\n```html\n<script>alert(1)</script>\n```\n\nDone.\n";
     expect((await parseText("md", tutorial)).sections.map((section) => [section.heading, section.text])).toEqual([
@@ -427,5 +430,9 @@ describe("text formats", () => {
     expect(await rows("csv", 'id,comment\n1,"Line one\nline two, with comma"\n2,"He said ""yes"", then left"\n3,"5\' 10"" tall" extra\n')).toEqual([
       'id: 1; comment: Line one line two, with comma\nid: 2; comment: He said "yes", then left\nid: 3; comment: 5\' 10"" tall" extra',
     ]);
+    // nor does a stray quote closed further on, in an export whose last column is written over two lines
+    const films = 'id,title,description\r\n1,Alien,"A crew finds a ship.\r\nThe creature hunts them."\r\n3,"Heat" (1995),"A heist.\r\nA detective."\r\n4,Fargo,"A car salesman.\r\nSnow."\r\n';
+    const filmRows = (await rows("csv", films))[0]!.split("\n");
+    expect([filmRows[0], filmRows[2]]).toEqual(["id: 1; title: Alien; description: A crew finds a ship. The creature hunts them.", "id: 4; title: Fargo; description: A car salesman. Snow."]);
   });
 });

@@ -26,10 +26,11 @@ export async function parseDelimited(data: Uint8Array, type: "csv" | "tsv"): Pro
   let result = parseRows(text, delimiter);
   let quoteChar = '"';
   // A quote that opens no quoted field (a title written "Heat" (film), as TSV exports have them) is read as
-  // opening one, and the rest of the file becomes that field. When the file read with its quotes as plain
-  // text has more rows that fit its header, that is how it is read; a stray quote in a file whose other
-  // fields are quoted properly (a field over two lines, "" inside) leaves it read with quotes.
-  if (result.errors.some((error) => error.type === "Quotes")) {
+  // opening one that is never closed, and the rest of the file becomes that field. Such a file is read with
+  // its quotes as plain text when more of its rows then fit its header. A stray quote that is closed further
+  // on, in a file whose other fields are quoted properly (a field over two lines, "" inside), leaves it
+  // read with quotes: as plain text, every field over two lines would fall apart.
+  if (result.errors.some((error) => error.code === "MissingQuotes")) {
     const plain = parseRows(text, delimiter, NO_QUOTES);
     if (rowsFittingHeader(plain.data) > rowsFittingHeader(result.data)) [result, quoteChar] = [plain, NO_QUOTES];
   }

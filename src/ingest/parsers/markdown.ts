@@ -20,8 +20,11 @@ const TABLE_SEPARATOR = /^\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)*(?:\|\s*)?$/;
 const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S+/;
 const BLOCKQUOTE_MARKERS = /^(?: {0,3}>\s?)+/;
 const COMMENT_START = /^ {0,3}<!--/;
-/** A raw HTML block of script or style (CommonMark's first kind), which runs to the line that closes it. */
-const SCRIPT_START = /^ {0,3}<(script|style)(?:\s|>|$)/i;
+/**
+ * A raw HTML block of script or style (CommonMark's first kind), which runs to the line that closes it: a
+ * line holding the opening tag alone, or one that closes it too. "<script> elements run JavaScript." is prose.
+ */
+const SCRIPT_START = /^ {0,3}<(script|style)(?:\s[^>]*)?>(\s*$|.*<\/\1>)/i;
 /** An HTML comment within a line; its text cannot hold another opener, so a failed match stops at the next one. */
 const INLINE_COMMENT = /<!--(?:[^<-]|<(?!!--)|-(?!->))*-->/g;
 
