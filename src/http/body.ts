@@ -59,11 +59,16 @@ function tooLarge(size: string, max: number): QuarryError {
   return invalid(["body"], `is too large: ${size} bytes; the maximum is ${max} bytes${room}`);
 }
 
-/** The body as text; one sent without a Content-Length (chunked) is cut off at `max` bytes. */
-export async function readText(request: Request, max: number): Promise<string | QuarryError> {
-  const bytes = await readBytes(request, max);
-  return bytes instanceof Uint8Array ? new TextDecoder().decode(bytes) : bytes;
+/** JSON text from its bytes: UTF-8, as RFC 8259 has it (other bytes were stored as U+FFFD: Latin-1 "café" as "caf\uFFFD"). */
+function jsonText(bytes: Uint8Array): string | QuarryError {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return validationError([{ path: [], message: "is not valid UTF-8" }], "Request body is not valid UTF-8: JSON is sent as UTF-8");
+  }
 }
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** The body's bytes as sent; one sent without a Content-Length (chunked) is cut off at `max` bytes. */
 export async function readBytes(request: Request, max: number): Promise<Uint8Array | QuarryError> {
@@ -187,10 +192,12 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
       requestState(request).bodyError = error;
       return null;
     };
-    const text = await readText(request, maxBodyBytes(request));
-    if (typeof text !== "string") return failure(text);
-    if (text.length === 0) return null;
+    const bytes = await readBytes(request, maxBodyBytes(request));
+    if (!(bytes instanceof Uint8Array)) return failure(bytes);
+    if (bytes.length === 0) return null;
     if (!isJson(contentType)) return failure(unsupportedContentType(contentType));
+    const text = jsonText(bytes);
+    if (typeof text !== "string") return failure(text);
     const problem = jsonShapeProblem(text);
     if (problem) return failure(validationError([{ path: [], message: problem }], `Request body ${problem}`));
     try {

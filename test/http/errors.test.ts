@@ -57,6 +57,19 @@ describe("error envelope", () => {
     }
     const withCharset = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: '{"name":"x"}', headers: { "content-type": "Application/JSON; charset=utf-8" } });
     expect(withCharset.status).toBe(201);
+    // JSON is UTF-8: Latin-1 bytes are refused, not stored as U+FFFD; a UTF-8 byte order mark is fine
+    const latin1 = await fetch(`${server.url}/v1/knowledge-bases`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.apiKey}`, "content-type": "application/json; charset=iso-8859-1" },
+      body: new Uint8Array([...new TextEncoder().encode('{"name":"caf'), 0xe9, ...new TextEncoder().encode('"}')]),
+    });
+    expect([latin1.status, (await latin1.json()).error.details.issues]).toEqual([400, [{ path: [], message: "is not valid UTF-8" }]]);
+    const withBom = await fetch(`${server.url}/v1/knowledge-bases`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.apiKey}`, "content-type": "application/json" },
+      body: new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"name":"café"}')]),
+    });
+    expect([withBom.status, (await withBom.json()).data.name]).toEqual([201, "café"]);
 
     const huge = await fetch(`${server.url}/v1/knowledge-bases`, {
       method: "POST",
