@@ -407,7 +407,14 @@ describe("text formats", () => {
       ["HTML tutorial", "elements hold CSS."], // inline tags are stripped, as everywhere
       ["Next section", "More on cassowaries.\n\nEmus run."],
     ]);
-    // A line with more than the tag is prose, whatever closes further on (inline code here).
+    // Code on the opening tag's line is still the element's; so is a tag opened over two lines.
+    const analytics = "# Page\n\nIntro.\n\n<script>window.dataLayer = [];\nfunction gtag(){}\n</script>\n\n<script\n  src=\"x.js\">\n</script>\n\n## Usage\n\nBody.\n";
+    expect((await parseText("md", analytics)).sections.map((section) => [section.heading, section.text])).toEqual([
+      ["Page", "Intro."],
+      ["Usage", "Body."],
+    ]);
+    // Prose that names the tag is not an element when no closing tag comes before the next heading or code
+    // fence (one in inline code is an example).
     const inline = "# Scripts\n\n<script> elements run JavaScript.\n\n## Placement\n\nAt the end, about giraffes.\n\n## Closing\n\nClose it with `</script>`.\n";
     expect((await parseText("md", inline)).sections.map((section) => section.heading)).toEqual(["Scripts", "Placement", "Closing"]);
     // A tag first mentioned in prose, then shown closed in a code fence, is prose: the fence is not swallowed.
@@ -429,6 +436,10 @@ describe("text formats", () => {
     // one stray quote in a file whose other fields are quoted properly keeps them read as quoted fields
     expect(await rows("csv", 'id,comment\n1,"Line one\nline two, with comma"\n2,"He said ""yes"", then left"\n3,"5\' 10"" tall" extra\n')).toEqual([
       'id: 1; comment: Line one line two, with comma\nid: 2; comment: He said "yes", then left\nid: 3; comment: 5\' 10"" tall" extra',
+    ]);
+    // Google Sheets writes quotes as they are: a stray one closed by another rows later no longer fuses those rows
+    expect(await rows("tsv", 'title\tyear\n"Heat" (film)\t1995\nAlien\t1979\nSay "hi"\t2000\nUp\t2009\n')).toEqual([
+      'title: "Heat" (film); year: 1995\ntitle: Alien; year: 1979\ntitle: Say "hi"; year: 2000\ntitle: Up; year: 2009',
     ]);
     // nor does a stray quote closed further on, in an export whose last column is written over two lines
     const films = 'id,title,description\r\n1,Alien,"A crew finds a ship.\r\nThe creature hunts them."\r\n3,"Heat" (1995),"A heist.\r\nA detective."\r\n4,Fargo,"A car salesman.\r\nSnow."\r\n';

@@ -25,14 +25,17 @@ export async function parseDelimited(data: Uint8Array, type: "csv" | "tsv"): Pro
   const delimiter = type === "tsv" ? "\t" : "";
   let result = parseRows(text, delimiter);
   let quoteChar = '"';
-  // A quote that opens no quoted field (a title written "Heat" (film), as TSV exports have them) is read as
-  // opening one that is never closed, and the rest of the file becomes that field. Such a file is read with
-  // its quotes as plain text when more of its rows then fit its header. A stray quote that is closed further
-  // on, in a file whose other fields are quoted properly (a field over two lines, "" inside), leaves it
-  // read with quotes: as plain text, every field over two lines would fall apart.
-  if (result.errors.some((error) => error.code === "MissingQuotes")) {
+  // A quote that opens no quoted field (a title written "Heat" (film), as Google Sheets' TSV has them) is read
+  // as opening one, which runs on to the next quote or the end of the file, rows and all. A file with quote
+  // errors is read with its quotes as plain text when that leaves fewer rows at odds with its header, or as
+  // few and more rows (rows were swallowed). A file whose other fields are quoted properly (a field over two
+  // lines, "" inside) stays read with quotes: as plain text, each field over two lines would misfit.
+  if (result.errors.some((error) => error.type === "Quotes")) {
     const plain = parseRows(text, delimiter, NO_QUOTES);
-    if (rowsFittingHeader(plain.data) > rowsFittingHeader(result.data)) [result, quoteChar] = [plain, NO_QUOTES];
+    const [quotedMisfits, plainMisfits] = [rowsMisfitting(result.data), rowsMisfitting(plain.data)];
+    if (plainMisfits < quotedMisfits || (plainMisfits === quotedMisfits && plain.data.length > result.data.length)) {
+      [result, quoteChar] = [plain, NO_QUOTES];
+    }
   }
   // A header of one field names one column: the ";" or "|" in its values were taken for a delimiter.
   const [header, ...rows] = result.data;
@@ -42,7 +45,7 @@ export async function parseDelimited(data: Uint8Array, type: "csv" | "tsv"): Pro
   return { pageCount: null, sections: collector.finish() };
 }
 
-/** Rows after the first with as many fields as it has. */
-function rowsFittingHeader([header, ...rows]: string[][]): number {
-  return rows.filter((row) => row.length === header?.length).length;
+/** Rows after the first without as many fields as it has. */
+function rowsMisfitting([header, ...rows]: string[][]): number {
+  return rows.filter((row) => row.length !== header?.length).length;
 }

@@ -20,11 +20,10 @@ const TABLE_SEPARATOR = /^\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)*(?:\|\s*)?$/;
 const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S+/;
 const BLOCKQUOTE_MARKERS = /^(?: {0,3}>\s?)+/;
 const COMMENT_START = /^ {0,3}<!--/;
-/**
- * A raw HTML block of script or style (CommonMark's first kind), which runs to the line that closes it: a
- * line holding the opening tag alone, or one that closes it too. "<script> elements run JavaScript." is prose.
- */
-const SCRIPT_START = /^ {0,3}<(script|style)(?:\s[^>]*)?>(\s*$|.*<\/\1>)/i;
+/** A raw HTML block of script or style (CommonMark's first kind), which runs to the line that closes it. */
+const SCRIPT_START = /^ {0,3}<(script|style)(?:[\s>]|$)/i;
+/** Inline code, in which a closing tag is an example, not the end of a block. */
+const INLINE_CODE = /`[^`]*`/g;
 /** An HTML comment within a line; its text cannot hold another opener, so a failed match stops at the next one. */
 const INLINE_COMMENT = /<!--(?:[^<-]|<(?!!--)|-(?!->))*-->/g;
 
@@ -45,20 +44,21 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
     if (text !== "") block.push(text);
   };
 
-  /** For each line, the first line from it on that holds the tag (-1: none), found for all lines at once. */
+  const closes = (line: string, tag: string) => line.replace(INLINE_CODE, "").toLowerCase().includes(tag);
+  /** For each line, the first line from it on that closes the tag outside inline code (-1: none), found for all lines at once. */
   const closingsFrom = new Map<string, Int32Array>();
   const nextClosing = (tag: string, from: number) => {
     let next = closingsFrom.get(tag);
     if (!next) {
       next = new Int32Array(lines.length + 1).fill(-1);
-      for (let k = lines.length - 1; k >= 0; k--) next[k] = lines[k]!.toLowerCase().includes(tag) ? k : next[k + 1]!;
+      for (let k = lines.length - 1; k >= 0; k--) next[k] = closes(lines[k]!, tag) ? k : next[k + 1]!;
       closingsFrom.set(tag, next);
     }
     return next[from]!;
   };
-  /** For each line, the first code fence after it (-1: none). */
-  const fencesAfter = new Int32Array(lines.length + 1).fill(-1);
-  for (let k = lines.length - 2; k >= 0; k--) fencesAfter[k] = FENCE.test(lines[k + 1]!) ? k + 1 : fencesAfter[k + 1]!;
+  /** For each line, the first code fence or heading after it (-1: none): no script or style element spans one. */
+  const breaksAfter = new Int32Array(lines.length + 1).fill(-1);
+  for (let k = lines.length - 2; k >= 0; k--) breaksAfter[k] = FENCE.test(lines[k + 1]!) || ATX_HEADING.test(lines[k + 1]!) ? k + 1 : breaksAfter[k + 1]!;
 
   for (let i = readFrontMatter(lines, collector); i < lines.length; i++) {
     const line = lines[i]!.replace(BLOCKQUOTE_MARKERS, "");
@@ -80,13 +80,13 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
       continue;
     }
     // A script or style element is skipped up to its closing tag, and what follows that tag on its line is
-    // read as a line of its own. One not closed before the next code fence is no element ("<style> elements
-    // hold CSS." is prose, and a tutorial's example in a fence further on does not close it).
+    // read as a line of its own. One not closed before the next code fence or heading is no element: a
+    // tutorial's "<style> elements hold CSS." is prose, whatever example closes one further on.
     const script = SCRIPT_START.exec(line);
     const closeTag = script ? `</${script[1]!.toLowerCase()}>` : "";
     let closing = script ? nextClosing(closeTag, i) : -1;
-    if (closing !== -1 && fencesAfter[i] !== -1 && fencesAfter[i]! < closing) closing = -1;
-    if (closing !== -1 && !lines[closing]!.toLowerCase().includes(closeTag)) closing = -1; // a line cut below
+    if (closing !== -1 && breaksAfter[i] !== -1 && breaksAfter[i]! < closing) closing = -1;
+    if (closing !== -1 && !closes(lines[closing]!, closeTag)) closing = -1; // a line cut below
     if (closing !== -1) {
       flush();
       const after = lines[closing]!.slice(lines[closing]!.toLowerCase().indexOf(closeTag) + closeTag.length);
