@@ -407,14 +407,18 @@ describe("text formats", () => {
       ["HTML tutorial", "elements hold CSS."], // inline tags are stripped, as everywhere
       ["Next section", "More on cassowaries.\n\nEmus run."],
     ]);
-    // Code on the opening tag's line is still the element's; so is a tag opened over two lines.
-    const analytics = "# Page\n\nIntro.\n\n<script>window.dataLayer = [];\nfunction gtag(){}\n</script>\n\n<script\n  src=\"x.js\">\n</script>\n\n## Usage\n\nBody.\n";
+    // The opening tag alone on its line, with attributes or over two lines, opens a block.
+    const analytics = "# Page\n\nIntro.\n\n<script async>\nwindow.dataLayer = [];\nfunction gtag(){}\n</script>\n\n<script\n  src=\"x.js\">\n</script>\n\n## Usage\n\nBody.\n";
     expect((await parseText("md", analytics)).sections.map((section) => [section.heading, section.text])).toEqual([
       ["Page", "Intro."],
       ["Usage", "Body."],
     ]);
-    // Prose that names the tag is not an element when no closing tag comes before the next heading or code
-    // fence (one in inline code is an example).
+    // A line with more than the tag on it is text, its tags dropped: a tutorial's prose, an indented example.
+    const tutorialProse = "# Styling\n\n<style> holds CSS rules. A minimal one:\n\n    <style>\n      body { margin: 0; }\n    </style>\n\n<script> and </script> wrap code.\n\nPut it in the head.\n";
+    expect((await parseText("md", tutorialProse)).sections[0]!.text).toContain("holds CSS rules. A minimal one:");
+    expect((await parseText("md", tutorialProse)).sections[0]!.text).toContain("and wrap code.");
+    // Nor is a tag alone that no closing tag follows before the next heading or code fence (one in inline
+    // code is an example).
     const inline = "# Scripts\n\n<script> elements run JavaScript.\n\n## Placement\n\nAt the end, about giraffes.\n\n## Closing\n\nClose it with `</script>`.\n";
     expect((await parseText("md", inline)).sections.map((section) => section.heading)).toEqual(["Scripts", "Placement", "Closing"]);
     // A tag first mentioned in prose, then shown closed in a code fence, is prose: the fence is not swallowed.
@@ -425,14 +429,17 @@ describe("text formats", () => {
     ]);
   });
 
-  test("csv and tsv: a quote that opens no quoted field is text; a one-field header makes one column", async () => {
+  test("csv and tsv: a quote that opens no quoted field is text", async () => {
     const rows = async (type: string, text: string) => (await parseText(type, text)).sections.map((section) => section.text);
     expect(await rows("tsv", 'id\ttitle\tyear\n1\t"Heat" (film)\t1995\n2\tCasablanca\t1942\n')).toEqual([
       'id: 1; title: "Heat" (film); year: 1995\nid: 2; title: Casablanca; year: 1942',
     ]);
     // quoted fields as spreadsheets write them still are fields
     expect(await rows("tsv", 'a\tb\n"x\ty"\t"say ""hi"""\n')).toEqual(['a: x y; b: say "hi"']);
-    expect(await rows("csv", "sentence\nHello; world; again\nAnother; row; here\n")).toEqual(["sentence: Hello; world; again\nsentence: Another; row; here"]);
+    // a title line above the header (bank statements) keeps the rows' columns apart
+    expect(await rows("csv", 'Account: 12345678\nDate,Description,Amount\n01/02/2023,"Coffee, large",-3.50\n')).toEqual([
+      "Account: 12345678: Date; Column 2: Description; Column 3: Amount\nAccount: 12345678: 01/02/2023; Column 2: Coffee, large; Column 3: -3.50",
+    ]);
     // one stray quote in a file whose other fields are quoted properly keeps them read as quoted fields
     expect(await rows("csv", 'id,comment\n1,"Line one\nline two, with comma"\n2,"He said ""yes"", then left"\n3,"5\' 10"" tall" extra\n')).toEqual([
       'id: 1; comment: Line one line two, with comma\nid: 2; comment: He said "yes", then left\nid: 3; comment: 5\' 10"" tall" extra',

@@ -10,9 +10,8 @@ import type { ParsedDocument } from "./types.ts";
  * decimal mark), and some exports write tabs or "|".
  */
 const CSV_DELIMITERS = [",", ";", "\t", "|"];
-/** Characters no text holds (decodeText refuses NUL bytes), standing for "no quoting" and "no delimiter". */
+/** A character no text holds (decodeText refuses NUL bytes), standing for "no quoting". */
 const NO_QUOTES = "\u0000";
-const NO_DELIMITER = "\u0001";
 
 function parseRows(text: string, delimiter: Papa.ParseConfig["delimiter"], quoteChar = '"'): Papa.ParseResult<string[]> {
   const guess = delimiter === "" ? { delimitersToGuess: CSV_DELIMITERS } : {};
@@ -37,9 +36,6 @@ export async function parseDelimited(data: Uint8Array, type: "csv" | "tsv"): Pro
       [result, quoteChar] = [plain, NO_QUOTES];
     }
   }
-  // A header of one field names one column: the ";" or "|" in its values were taken for a delimiter.
-  const [header, ...rows] = result.data;
-  if (type === "csv" && header?.length === 1 && rows.some((row) => row.length > 1)) result = parseRows(text, NO_DELIMITER, quoteChar);
   const collector = new SectionCollector();
   collector.addParagraph(tableRowsToLines(result.data).join("\n"));
   return { pageCount: null, sections: collector.finish() };

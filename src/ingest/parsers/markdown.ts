@@ -20,8 +20,12 @@ const TABLE_SEPARATOR = /^\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)*(?:\|\s*)?$/;
 const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S+/;
 const BLOCKQUOTE_MARKERS = /^(?: {0,3}>\s?)+/;
 const COMMENT_START = /^ {0,3}<!--/;
-/** A raw HTML block of script or style (CommonMark's first kind), which runs to the line that closes it. */
-const SCRIPT_START = /^ {0,3}<(script|style)(?:[\s>]|$)/i;
+/**
+ * The opening tag of a script or style block, alone on its line (attributes and all, or cut after its name
+ * when they go on below), which runs to the line that closes it. A line with more on it is read as text,
+ * its tags dropped: in a tutorial, "<style> holds CSS rules." or "<script> and </script> wrap code" is prose.
+ */
+const SCRIPT_START = /^ {0,3}<(script|style)(?:\s[^>]*[^/>])?(?:>\s*)?$/i;
 /** Inline code, in which a closing tag is an example, not the end of a block. */
 const INLINE_CODE = /`[^`]*`/g;
 /** An HTML comment within a line; its text cannot hold another opener, so a failed match stops at the next one. */
