@@ -23,7 +23,6 @@ export async function parseDelimited(data: Uint8Array, type: "csv" | "tsv"): Pro
   const text = decodeText(data);
   const delimiter = type === "tsv" ? "\t" : "";
   let result = parseRows(text, delimiter);
-  let quoteChar = '"';
   // A quote that opens no quoted field (a title written "Heat" (film), as Google Sheets' TSV has them) is read
   // as opening one, which runs on to the next quote or the end of the file, rows and all. A file with quote
   // errors is read with its quotes as plain text when that leaves fewer rows at odds with its header, or as
@@ -33,7 +32,7 @@ export async function parseDelimited(data: Uint8Array, type: "csv" | "tsv"): Pro
     const plain = parseRows(text, delimiter, NO_QUOTES);
     const [quotedMisfits, plainMisfits] = [rowsMisfitting(result.data), rowsMisfitting(plain.data)];
     if (plainMisfits < quotedMisfits || (plainMisfits === quotedMisfits && plain.data.length > result.data.length)) {
-      [result, quoteChar] = [plain, NO_QUOTES];
+      result = plain;
     }
   }
   const collector = new SectionCollector();

@@ -1,8 +1,8 @@
 // Bytes → string for the text formats: UTF-8 (BOM stripped), UTF-16 when a BOM says so or its NUL bytes
 // show it (plain text in UTF-16 has one in every other byte), otherwise the file's declared legacy encoding
-// (an HTML page's <meta charset>) or Windows-1252/latin1 for files that are not UTF-8. A file that is UTF-8 but for a few stray bytes
-// (a truncated character, one line pasted from elsewhere) stays UTF-8, those bytes becoming U+FFFD:
-// read as latin1, every accented letter of it would turn into two wrong ones ("café" → "cafÃ©").
+// (an HTML page's <meta charset>) or Windows-1252/latin1 for files that are not UTF-8. A file that is UTF-8
+// but for a few stray bytes (a truncated character, one line pasted from elsewhere) stays UTF-8, those bytes
+// becoming U+FFFD: read as latin1, every accented letter of it would turn into two wrong ones ("café" → "cafÃ©").
 // A file with a NUL byte near its start is binary data under a text extension, and fails.
 import { ParseError } from "./types.ts";
 
