@@ -5,8 +5,16 @@
 // path at the URL's 12th character, so behind a host of 3 characters or fewer (Host: q) it cut the path short.
 const BASE = "http://localhost";
 
+/** Each request's path, worked out once: the gate, the body hooks, the route, the error handler and the log all ask. */
+const paths = new WeakMap<Request, string>();
+
 export function requestPath(request: Request): string {
-  const url = request.url;
+  let path = paths.get(request);
+  if (path === undefined) paths.set(request, (path = pathOf(request.url)));
+  return path;
+}
+
+function pathOf(url: string): string {
   try {
     return new URL(url, BASE).pathname;
   } catch {
