@@ -98,22 +98,25 @@ function endSubscription(account: AccountRow, event: SubscriptionEvent, now: Dat
 }
 
 /**
- * Deliveries come in any order and are retried for hours (Standard Webhooks), so an event older than one
- * already applied to the account changes nothing (a late 'updated' would undo a newer change, or revive a
- * cancelled plan and restart its period), and neither does a plan event for an ended subscription once the
- * account has moved on to another. A plan event for the account's own ended subscription reopens it (the
- * issue sets the plan on every plan event; a provider may reactivate a cancelled subscription under its id).
- * Events without a time apply in delivery order.
+ * Deliveries come in any order and are retried for hours (Standard Webhooks), so each subscription's events
+ * apply in the order of their times: one older than an event already applied to its subscription changes
+ * nothing (a late 'updated' would undo a newer change, or revive a cancelled plan and restart its period).
+ * A plan event for another subscription than the account's current one moves the account to it unless it is
+ * older than the current one's latest applied event while that one still runs (a retry from before the
+ * account moved on), or its own subscription has ended. Ordering per subscription matters when a customer
+ * switches subscriptions: the old one's cancellation, sent seconds after the new one's activation, may
+ * arrive first, and must not make the activation look stale. A plan event for the account's own ended
+ * subscription reopens it (the issue sets the plan on every plan event; a provider may reactivate a
+ * cancelled subscription under its id). Events without a time apply in delivery order.
  */
 export function decideSubscriptionEvent(account: AccountRow, event: SubscriptionEvent, now: Date, history: AccountEventHistory): SubscriptionDecision {
-  const known = PLAN_EVENTS.includes(event.type) || END_EVENTS.includes(event.type);
-  if (known && event.occurredAt !== null && history.latestEventAt !== null && event.occurredAt < history.latestEventAt) {
-    return { outcome: "out_of_order", update: null };
+  const isPlanEvent = PLAN_EVENTS.includes(event.type);
+  if (!isPlanEvent && !END_EVENTS.includes(event.type)) return { outcome: "unknown_event", update: null };
+  const olderThan = (at: string | null) => event.occurredAt !== null && at !== null && event.occurredAt < at;
+  if (olderThan(history.own.latestEventAt)) return { outcome: "out_of_order", update: null };
+  if (isPlanEvent && (event.subscriptionId ?? account.subscription_id) !== account.subscription_id) {
+    if (history.own.ended) return { outcome: "ended_subscription", update: null };
+    if (!history.current.ended && olderThan(history.current.latestEventAt)) return { outcome: "out_of_order", update: null };
   }
-  if (PLAN_EVENTS.includes(event.type) && history.subscriptionEnded && event.subscriptionId !== account.subscription_id) {
-    return { outcome: "ended_subscription", update: null };
-  }
-  if (PLAN_EVENTS.includes(event.type)) return setPlan(account, event, now);
-  if (END_EVENTS.includes(event.type)) return endSubscription(account, event, now);
-  return { outcome: "unknown_event", update: null };
+  return isPlanEvent ? setPlan(account, event, now) : endSubscription(account, event, now);
 }

@@ -33,13 +33,19 @@ function findEventAccount(db: Db, delivery: PaymentWebhookDelivery): AccountRow 
   );
 }
 
+/** The applied events of the event's subscription (its own id, else the account's current one) and of the current one. */
+function eventHistory(db: Db, account: AccountRow, event: SubscriptionEvent) {
+  const subscriptions = { own: event.subscriptionId ?? account.subscription_id, current: account.subscription_id };
+  return accountEventHistory(db, account.id, subscriptions, APPLIED_OUTCOMES, ENDED_OUTCOME);
+}
+
 export function receivePaymentWebhook(db: Db, delivery: PaymentWebhookDelivery, now: Date): WebhookResult {
   return writeTx(db, () => {
     if (webhookEventSeen(db, delivery.id)) return { outcome: "duplicate", accountId: null };
     const account = findEventAccount(db, delivery);
     const { event } = delivery;
     const decision = account
-      ? decideSubscriptionEvent(account, event, now, accountEventHistory(db, account.id, event.subscriptionId, APPLIED_OUTCOMES, ENDED_OUTCOME))
+      ? decideSubscriptionEvent(account, event, now, eventHistory(db, account, event))
       : { outcome: "no_account" as const, update: null };
     if (account && decision.update) updateAccountPlan(db, account.id, decision.update, now);
     recordWebhookEvent(db, {

@@ -14,23 +14,43 @@ export interface WebhookEventRecord {
   receivedAt: Date;
 }
 
-/** What the account's applied events say about a new one (see billing/subscriptions.ts). */
-export interface AccountEventHistory {
-  /** The latest event time among the events applied to the account (ISO instants in UTC compare as text). */
+/** What the applied events of one of the account's subscriptions say about a new event. */
+export interface SubscriptionHistory {
+  /** The latest event time among them (ISO instants in UTC compare as text). */
   latestEventAt: string | null;
-  /** Whether the subscription has been ended by an applied event. */
-  subscriptionEnded: boolean;
+  /** Whether the last of them ended the subscription (a plan event after an end reopens it). */
+  ended: boolean;
 }
 
-export function accountEventHistory(db: Db, accountId: string, subscriptionId: string | null, appliedOutcomes: readonly string[], endedOutcome: string): AccountEventHistory {
+/** What the account's applied events say about a new one (see billing/subscriptions.ts). */
+export interface AccountEventHistory {
+  /** The event's own subscription (its data.subscription_id, else the account's current one). */
+  own: SubscriptionHistory;
+  /** The account's current subscription. */
+  current: SubscriptionHistory;
+}
+
+function subscriptionHistory(db: Db, accountId: string, subscriptionId: string | null, appliedOutcomes: readonly string[], endedOutcome: string): SubscriptionHistory {
   const applied = appliedOutcomes.map(() => "?").join(", ");
-  const latest = db
-    .query<{ at: string | null }, string[]>(`SELECT MAX(event_at) AS at FROM webhook_events WHERE account_id = ? AND outcome IN (${applied})`)
-    .get(accountId, ...appliedOutcomes)!.at;
-  const ended =
-    subscriptionId !== null &&
-    db.query<{ one: number }, [string, string, string]>("SELECT 1 AS one FROM webhook_events WHERE account_id = ? AND subscription_id = ? AND outcome = ?").get(accountId, subscriptionId, endedOutcome) !== null;
-  return { latestEventAt: latest, subscriptionEnded: ended };
+  // IS rather than =: events applied while the account had no subscription id are a subscription of their own.
+  // Events are applied in the order they are recorded, so the last one recorded (rowid) says whether it has ended.
+  const where = `account_id = ? AND subscription_id IS ? AND outcome IN (${applied})`;
+  const args = [accountId, subscriptionId, ...appliedOutcomes];
+  const latest = db.query<{ at: string | null }, (string | null)[]>(`SELECT MAX(event_at) AS at FROM webhook_events WHERE ${where}`).get(...args)!.at;
+  const last = db.query<{ outcome: string }, (string | null)[]>(`SELECT outcome FROM webhook_events WHERE ${where} ORDER BY rowid DESC LIMIT 1`).get(...args);
+  return { latestEventAt: latest, ended: last?.outcome === endedOutcome };
+}
+
+export function accountEventHistory(
+  db: Db,
+  accountId: string,
+  subscriptionIds: { own: string | null; current: string | null },
+  appliedOutcomes: readonly string[],
+  endedOutcome: string,
+): AccountEventHistory {
+  const own = subscriptionHistory(db, accountId, subscriptionIds.own, appliedOutcomes, endedOutcome);
+  const current = subscriptionIds.current === subscriptionIds.own ? own : subscriptionHistory(db, accountId, subscriptionIds.current, appliedOutcomes, endedOutcome);
+  return { own, current };
 }
 
 export function webhookEventSeen(db: Db, id: string): boolean {

@@ -271,6 +271,28 @@ describe("subscription events", () => {
     expect((await accountOf(account)).plan).toBe("trial");
   });
 
+  test("switching subscriptions: the new one applies whether or not the old one's later cancellation arrives first", async () => {
+    const at = (time: string) => `2026-12-07T${time}Z`;
+    for (const cancelFirst of [false, true]) {
+      const account = await signup(server);
+      const event = (name: string, sub: string, time: string, product = "prod_starter") => ({
+        ...subscription(name, account, { subscription_id: sub, product_id: product }),
+        timestamp: at(time),
+      });
+      await deliver(event("subscription.active", "sub_old", "10:00:00"));
+      const activation = event("subscription.active", "sub_new", "12:00:00", "prod_pro");
+      const cancellation = event("subscription.canceled", "sub_old", "12:00:05");
+      const outcomes: Record<string, string | undefined> = {};
+      const order = [["activate", activation], ["cancel", cancellation]] as const;
+      for (const [name, payload] of cancelFirst ? [...order].reverse() : order) outcomes[name] = outcomeOf((await deliver(payload)).id);
+      expect(outcomes).toEqual({ activate: "subscription_started", cancel: cancelFirst ? "subscription_ended" : "stale_subscription" });
+      expect((await accountOf(account)).plan).toBe("pro");
+      // A retry of the old subscription from before the switch changes nothing.
+      expect(outcomeOf((await deliver(event("subscription.updated", "sub_old", "11:00:00", "prod_scale"))).id)).toBe("out_of_order");
+      expect((await accountOf(account)).plan).toBe("pro");
+    }
+  });
+
   test("the account is found by metadata.account_id, else customer_email, else a customer_id seen before", async () => {
     const account = await signup(server);
     const byEmail = await deliver({
