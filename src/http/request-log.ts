@@ -84,7 +84,8 @@ export function requestLogging(ctx: AppContext) {
         ),
         created_at: (arrivals.get(request) ?? ctx.clock.now()).toISOString(),
       };
-      const token = state.principal ? null : bearerToken(request);
+      // A 401 is nobody's, whatever credential it carried (a failed login sent with a dashboard token).
+      const token = state.principal || status === 401 ? null : bearerToken(request);
       ctx.requestLog.record(token ? attributed(ctx, entry, token, requestSummary) : entry);
     });
 }

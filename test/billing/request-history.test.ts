@@ -224,6 +224,18 @@ describe("refused credentials", () => {
       ["POST", "/api/auth/api-key/regenerate", "api_key"],
     ]);
   });
+
+  test("a 401 that carried a valid credential it did not use (a failed login sent with the account's token) is nobody's", async () => {
+    const account = await signup(server);
+    const login = (token: string) => server.request("POST", "/auth/login", { token, body: { email: account.email, password: "not the password" } });
+    expect((await login(account.token)).status).toBe(401);
+    expect((await login(account.apiKey)).status).toBe(401);
+    await server.server.ctx.requestLog.flushPending();
+    for (const authType of ["api_key", "jwt"]) {
+      const listed = (await server.request("GET", `/v1/requests?status_code=401&auth_type=${authType}`, { token: account.apiKey })).body.data;
+      expect(listed).toEqual([]);
+    }
+  });
 });
 
 describe("knowledge-base scoped requests", () => {
