@@ -155,7 +155,7 @@ export class Ingestion implements JobSource<PipelineReport> {
           resetToPending(db, id, clock.now());
         }
       }
-      if (ids.length > failedIds.length) this.log(`ingest: ${ids.length - failedIds.length} unfinished documents queued again`);
+      if (ids.length > failedIds.length) this.log(`ingest: ${counted(ids.length - failedIds.length, "unfinished document")} queued again`);
       return failedIds;
     });
     for (const id of failed) this.log(`ingest ${id}: failed: interrupted ${MAX_ATTEMPTS} times`);

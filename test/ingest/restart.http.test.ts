@@ -106,7 +106,7 @@ describe("restart after SIGKILL", () => {
       expect(docs.map((d) => d.status)).toEqual(ids.map(() => "ready"));
       // The operator's log says what recovery did and how each document ended.
       await Bun.sleep(100);
-      expect(restarted.log()).toContain(`ingest: ${unfinished} unfinished documents queued again`);
+      expect(restarted.log()).toContain(`ingest: ${unfinished} unfinished document${unfinished === 1 ? "" : "s"} queued again`);
       const readyLines = restarted.log().match(new RegExp(`^ingest doc_\\w+ in ${kbId}: ready, no pages, \\d+ chunks, \\d+\\.\\d s$`, "gm")) ?? [];
       expect(readyLines).toHaveLength(unfinished);
       const db = openDatabase(join(dataDir, "quarry.db"), { migrate: false });
