@@ -79,6 +79,8 @@ export function accountsCommand(config: Config, argv: string[], now: Date = new 
   if (subcommand !== "list" && subcommand !== "set-plan") {
     throw new CliError(subcommand ? `Unknown accounts command "${subcommand}".\n\n${ACCOUNTS_USAGE}` : ACCOUNTS_USAGE);
   }
+  const stray = args[subcommand === "list" ? 0 : 2];
+  if (stray !== undefined) throw new CliError(`Unexpected argument "${stray}".\n\n${ACCOUNTS_USAGE}`);
   assertDatabaseExists(config.dataDir);
   const db = openDatabase(databasePathIn(config.dataDir));
   try {

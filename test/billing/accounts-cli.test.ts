@@ -66,6 +66,12 @@ describe("quarry accounts", () => {
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
+    const planBefore = (await server.request("GET", "/v1/account", { token: alice.apiKey })).body.data.plan;
+    for (const args of [["list", "extra"], ["set-plan", alice.email, planBefore === "pro" ? "scale" : "pro", "extra"]]) {
+      const stray = await quarry("accounts", ...args, "--data-dir", server.dataDir);
+      expect({ code: stray.code, stderr: stray.stderr.split("\n")[0] }).toEqual({ code: 2, stderr: 'Unexpected argument "extra".' });
+    }
+    expect((await server.request("GET", "/v1/account", { token: alice.apiKey })).body.data.plan).toBe(planBefore);
     const usage = await quarry("accounts", "--data-dir", server.dataDir);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("quarry accounts set-plan <account id or email> <plan>");
