@@ -1,6 +1,7 @@
 // Configuration from the environment, overridden by matching CLI flags (--port, --data-dir, …).
 import { cpuCount } from "./cpu-count.ts";
 import { resolve } from "node:path";
+import { Webhook } from "standardwebhooks";
 
 export interface Config {
   port: number;
@@ -156,6 +157,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const webhookSecret = get("webhookSecret") ?? null;
   if (webhookSecret && !webhookSecret.startsWith("whsec_")) {
     throw new ConfigError(`${named("webhookSecret")} must be a Standard Webhooks secret starting with "whsec_"`);
+  }
+  if (webhookSecret) {
+    try {
+      new Webhook(webhookSecret); // its own check of the key
+    } catch (error) {
+      throw new ConfigError(`${named("webhookSecret")} is not a valid Standard Webhooks secret ("whsec_" + base64): ${(error as Error).message}`);
+    }
   }
   const metricsToken = get("metricsToken") ?? null;
   // Printable ASCII without spaces: it travels in an Authorization header.

@@ -9,13 +9,9 @@ export const INVALID_WEBHOOK_SIGNATURE = "Invalid webhook signature";
 export class WebhookVerifier {
   private readonly webhook: Webhook | null;
 
-  /** @param secret "whsec_" + base64 key; null rejects every delivery. Throws at startup if malformed. */
+  /** @param secret "whsec_" + base64 key, as loadConfig checked it; null rejects every delivery. */
   constructor(secret: string | null) {
-    try {
-      this.webhook = secret ? new Webhook(secret) : null;
-    } catch (error) {
-      throw new Error(`QUARRY_WEBHOOK_SECRET is not a valid Standard Webhooks secret ("whsec_" + base64): ${(error as Error).message}`);
-    }
+    this.webhook = secret ? new Webhook(secret) : null;
   }
 
   /** Checks the signature of the exact raw body; returns the delivery's webhook-id, or throws 401. */

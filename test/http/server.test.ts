@@ -232,6 +232,8 @@ describe("configuration", () => {
     expect(() => loadConfig({}, ["--workers", "0"])).toThrow('--workers must be a whole number from 1 to 64, got "0"');
     expect(() => loadConfig({}, ["--limits=maybe"])).toThrow('--limits must be "on" or "off", got "maybe"');
     expect(() => loadConfig({ QUARRY_WORKERS: "0" })).toThrow('QUARRY_WORKERS must be a whole number from 1 to 64, got "0"');
+    expect(() => loadConfig({}, ["--webhook-secret", "whsec_!!"])).toThrow('--webhook-secret is not a valid Standard Webhooks secret ("whsec_" + base64)');
+    expect(() => loadConfig({ QUARRY_WEBHOOK_SECRET: "whsec_!!" })).toThrow('QUARRY_WEBHOOK_SECRET is not a valid Standard Webhooks secret ("whsec_" + base64)');
   });
 
   test("numbers are digits only and in range: a bad value ends `quarry serve` with its message and exit code 1", async () => {
