@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock, signup, startTestServer, type TestAccount, type TestServer } from "../helpers/server.ts";
 import { deliverWebhook, newWebhookSecret, subscriptionEvent, type Delivery } from "./webhook-client.ts";
+import { webhookEventBackfill } from "../../src/store/migrations/034_webhook_event_backfill.ts";
 
 const secret = newWebhookSecret();
 const clock = new ManualClock(new Date());
@@ -291,6 +292,23 @@ describe("subscription events", () => {
       expect(outcomeOf((await deliver(event("subscription.updated", "sub_old", "11:00:00", "prod_scale"))).id)).toBe("out_of_order");
       expect((await accountOf(account)).plan).toBe("pro");
     }
+  });
+
+  test("events recorded before their subscription and time had columns (an upgraded data dir) still order late deliveries", async () => {
+    const account = await signup(server);
+    const event = (name: string, time: string, product = "prod_pro") => ({
+      ...subscription(name, account, { subscription_id: "sub_old_version", product_id: product }),
+      timestamp: `2026-12-07T${time}+01:00`,
+    });
+    const recorded = [(await deliver(event("subscription.active", "10:00:00"))).id, (await deliver(event("subscription.canceled", "12:00:00"))).id];
+    // As the code before migration 33 left them: neither column filled.
+    const db = server.server.ctx.db;
+    for (const id of recorded) db.query("UPDATE webhook_events SET subscription_id = NULL, event_at = NULL WHERE id = ?").run(id);
+    db.exec(webhookEventBackfill.sql);
+    expect(db.query("SELECT subscription_id, event_at FROM webhook_events WHERE id = ?").get(recorded[1])).toEqual({ subscription_id: "sub_old_version", event_at: "2026-12-07T11:00:00.000Z" });
+    // A retry from between the two arrives after the upgrade: the cancellation stands.
+    expect(outcomeOf((await deliver(event("subscription.updated", "11:00:00", "prod_scale"))).id)).toBe("out_of_order");
+    expect((await accountOf(account)).plan).toBe("trial");
   });
 
   test("the account is found by metadata.account_id, else customer_email, else a customer_id seen before", async () => {

@@ -20,5 +20,6 @@ import { usage } from "./030_usage.ts";
 import { requestLog } from "./031_request_log.ts";
 import { webhookEvents } from "./032_webhook_events.ts";
 import { webhookEventOrder } from "./033_webhook_event_order.ts";
+import { webhookEventBackfill } from "./034_webhook_event_backfill.ts";
 
-export const MIGRATIONS: Migration[] = [core, documentsByStatus, knowledgeBaseDeletion, documentDeletion, liveDocumentCount, startupReads, ingestJobs, ingestTurns, ingestJobAccounts, searchVersions, searchLog, vectorPurge, deletionLogQuiet, searchSeesDeletion, documentCounts, usage, requestLog, webhookEvents, webhookEventOrder];
+export const MIGRATIONS: Migration[] = [core, documentsByStatus, knowledgeBaseDeletion, documentDeletion, liveDocumentCount, startupReads, ingestJobs, ingestTurns, ingestJobAccounts, searchVersions, searchLog, vectorPurge, deletionLogQuiet, searchSeesDeletion, documentCounts, usage, requestLog, webhookEvents, webhookEventOrder, webhookEventBackfill];
