@@ -9,6 +9,15 @@ export function migrate(db: Database): void {
     db.query<{ version: number }, []>("SELECT version FROM schema_migrations").all().map((r) => r.version),
   );
   const ordered = [...MIGRATIONS].sort((a, b) => a.version - b.version);
+  const newest = ordered[ordered.length - 1].version;
+  const unknown = [...applied].filter((version) => version > newest);
+  if (unknown.length > 0) {
+    // A downgrade: this build would read and write tables whose shape it does not know (a search of a
+    // newer data dir failed on a table an upgrade had replaced). Refused before anything is touched.
+    throw new Error(
+      `the database was written by a newer Quarry (schema version ${Math.max(...unknown)}; this build knows up to ${newest}): run that version or a newer one, or restore a backup made by this one`,
+    );
+  }
   for (const m of ordered) {
     if (applied.has(m.version)) continue;
     db.transaction(() => {

@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
+import { openDatabase } from "../../src/store/db.ts";
 import { startServer } from "../../src/server.ts";
 import { reindex } from "../../src/cli/reindex.ts";
 import { serverAt, signup, startTestServer, waitForDocument } from "../helpers/server.ts";
@@ -258,6 +259,30 @@ describe("configuration", () => {
       const onFile = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--data-dir", file, "--port", "0"], { stdout: "pipe", stderr: "pipe" });
       expect(await onFile.exited).toBe(1);
       expect((await new Response(onFile.stderr).text()).trim()).toBe(`quarry: ${file} is a file, not a directory: choose a directory for the data (--data-dir)`);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("schema versions", () => {
+  test("a data dir written by a newer Quarry is refused, untouched, by serve and by the CLI (a downgrade)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-newer-"));
+    try {
+      const db = openDatabase(join(dataDir, "quarry.db"));
+      const newest = db.query<{ v: number }, []>("SELECT MAX(version) AS v FROM schema_migrations").get()!.v;
+      db.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from a newer build', ?)").run(newest + 7, new Date().toISOString());
+      db.close();
+      for (const command of [["serve", "--port", "0"], ["accounts", "list"]]) {
+        const proc = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", ...command, "--data-dir", dataDir], { stdout: "pipe", stderr: "pipe" });
+        expect(await proc.exited).toBe(1);
+        expect((await new Response(proc.stderr).text()).trim()).toBe(
+          `quarry: the database was written by a newer Quarry (schema version ${newest + 7}; this build knows up to ${newest}): run that version or a newer one, or restore a backup made by this one`,
+        );
+      }
+      const after = openDatabase(join(dataDir, "quarry.db"), { migrate: false });
+      expect(after.query<{ n: number }, [number]>("SELECT COUNT(*) AS n FROM schema_migrations WHERE version > ?").get(newest)!.n).toBe(1);
+      after.close();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
