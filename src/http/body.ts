@@ -45,13 +45,18 @@ const TEXT_ROUTE = /^\/api\/v1\/knowledge-bases\/[^/]+\/documents\/text\/?$/;
 /** The uploads (POST …/documents, PUT …/documents/{doc_id}): their cap is a file's 50 MB and its form. */
 const FILE_ROUTE = /^\/api\/v1\/knowledge-bases\/[^/]+\/documents(?:\/[^/]+)?\/?$/;
 
+/** Whether the request goes to an upload or a replacement, which take a multipart form. */
+function takesFile(request: Request): boolean {
+  const path = requestPath(request);
+  return (request.method === "POST" || request.method === "PUT") && FILE_ROUTE.test(path) && !TEXT_ROUTE.test(path);
+}
+
 export function maxBodyBytes(request: Request): number {
   const path = requestPath(request);
   if (TEXT_ROUTE.test(path)) return MAX_TEXT_BODY_BYTES;
   const unauthenticated = UNAUTHENTICATED_BODY_LIMITS.find(([prefix]) => path.startsWith(prefix));
   if (unauthenticated) return unauthenticated[1];
-  const takesFile = (request.method === "POST" || request.method === "PUT") && FILE_ROUTE.test(path);
-  return takesFile ? MAX_BODY_BYTES : MAX_JSON_BODY_BYTES;
+  return takesFile(request) ? MAX_BODY_BYTES : MAX_JSON_BODY_BYTES;
 }
 
 function tooLarge(size: string, max: number): QuarryError {
@@ -99,7 +104,7 @@ function isMultipart(contentType: string): boolean {
   return /^multipart\/form-data/i.test(contentType);
 }
 
-/** One message for every route: the parser runs before the route is known to take multipart or JSON. */
+/** The message of routes other than the uploads: the parser runs before the route is matched. */
 const CONTENT_TYPE_RULE = "must be application/json, or multipart/form-data for document uploads and replacements";
 
 function unsupportedContentType(contentType: string): QuarryError {
@@ -127,12 +132,15 @@ export const MULTIPART: [({ request }: { request: Request }) => undefined, "form
  */
 export function requireMultipart({ request }: { request: Request }): void {
   const contentType = request.headers.get("content-type") ?? "";
-  if (hasBody(request) && !isMultipart(contentType)) {
-    throw validationError(
-      [{ path: ["headers", "content-type"], message: "must be multipart/form-data" }],
-      `Unsupported Content-Type "${contentType || "(none)"}": this endpoint takes multipart/form-data, the document in a part named file (metadata, optional, a JSON string)`,
-    );
-  }
+  if (hasBody(request) && !isMultipart(contentType)) throw notMultipart(contentType);
+}
+
+/** An upload or replacement sent as anything but a form (JSON, the file's own bytes, urlencoded). */
+function notMultipart(contentType: string): QuarryError {
+  return validationError(
+    [{ path: ["headers", "content-type"], message: "must be multipart/form-data" }],
+    `Unsupported Content-Type "${contentType || "(none)"}": this endpoint takes multipart/form-data, the document in a part named file (metadata, optional, a JSON string)`,
+  );
 }
 
 /**
@@ -195,7 +203,7 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
     const bytes = await readBytes(request, maxBodyBytes(request));
     if (!(bytes instanceof Uint8Array)) return failure(bytes);
     if (bytes.length === 0) return null;
-    if (!isJson(contentType)) return failure(unsupportedContentType(contentType));
+    if (!isJson(contentType)) return failure(takesFile(request) ? notMultipart(contentType) : unsupportedContentType(contentType));
     const text = jsonText(bytes);
     if (typeof text !== "string") return failure(text);
     const problem = jsonShapeProblem(text);

@@ -140,8 +140,9 @@ describe("error envelope", () => {
       headers: { "content-type": "application/octet-stream" },
     });
     expect(rawUpload.status).toBe(400);
-    expect(rawUpload.body.error.details.issues).toEqual([{ path: ["headers", "content-type"], message: CONTENT_TYPE_RULE }]);
-    expect(rawUpload.body.error.message).toContain("multipart/form-data");
+    // An upload is told to send a form, not JSON.
+    expect(rawUpload.body.error.details.issues).toEqual([{ path: ["headers", "content-type"], message: "must be multipart/form-data" }]);
+    expect(rawUpload.body.error.message).toStartWith('Unsupported Content-Type "application/octet-stream": this endpoint takes multipart/form-data');
     expect((await server.request("GET", "/v1/knowledge-bases", { token: account.apiKey })).body.data.map((k: { id: string }) => k.id)).toEqual([kb.id]);
     const login = await server.request("POST", "/auth/login", { body: { email: "form@example.com", password: "password123" } });
     expect(login.status).toBe(401);

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { signup, startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
+import { signup, startTestServer, waitForDocument, type ApiResponse, type TestServer } from "../helpers/server.ts";
 import { addText, allChunks, indexRows, ingest, keywordHits, replace, totalVectors, upload, vectorsPurged, workspace, type Workspace } from "./ingest-helpers.ts";
 
 let server: TestServer;
@@ -57,14 +57,21 @@ describe("POST /documents (upload)", () => {
     expect((await get(ws)).body.data).toEqual([]);
   });
 
-  test("a JSON body sent to upload or replace is told its Content-Type is wrong; without a credential it is a 401 first", async () => {
+  test("a JSON body, or the file's own bytes, sent to upload or replace is told to send a form; without a credential it is a 401 first", async () => {
     const ws = await workspace(server);
     const doc = await upload(server, ws, text("a.txt", "x"));
     for (const [method, path] of [["POST", ws.docs], ["PUT", `${ws.docs}/${doc.body.data.id}`]] as const) {
-      const json = await server.request(method, path, { token: ws.account.apiKey, body: { file: "a.txt", metadata: {} } });
-      expect([json.status, json.body.error.code, json.body.error.details.issues[0].path]).toEqual([400, "VALIDATION_ERROR", ["headers", "content-type"]]);
-      expect(json.body.error.details.issues[0].message).toBe("must be multipart/form-data");
-      expect(json.body.error.message).toBe('Unsupported Content-Type "application/json": this endpoint takes multipart/form-data, the document in a part named file (metadata, optional, a JSON string)');
+      const sent: [string, ApiResponse][] = [
+        ["application/json", await server.request(method, path, { token: ws.account.apiKey, body: { file: "a.txt", metadata: {} } })],
+      ];
+      for (const contentType of ["application/pdf", "text/plain", "application/x-www-form-urlencoded"]) {
+        sent.push([contentType, await server.request(method, path, { token: ws.account.apiKey, headers: { "content-type": contentType }, body: "file=%25PDF-1.4" })]);
+      }
+      for (const [contentType, res] of sent) {
+        expect([res.status, res.body.error.code, res.body.error.details.issues[0].path]).toEqual([400, "VALIDATION_ERROR", ["headers", "content-type"]]);
+        expect(res.body.error.details.issues[0].message).toBe("must be multipart/form-data");
+        expect(res.body.error.message).toBe(`Unsupported Content-Type "${contentType}": this endpoint takes multipart/form-data, the document in a part named file (metadata, optional, a JSON string)`);
+      }
       expect((await server.request(method, path, { body: { file: "a.txt" } })).status).toBe(401);
     }
     // No body at all is told what the body must be.
