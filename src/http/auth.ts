@@ -17,8 +17,8 @@ export function bearerToken(request: Request): string | null {
 }
 
 /** 401 for a missing or invalid bearer credential, saying which scheme is expected (RFC 6750). */
-export function invalidCredential(): QuarryError {
-  return new QuarryError("AUTHENTICATION_ERROR", INVALID_API_KEY, undefined, { "www-authenticate": 'Bearer realm="quarry"' });
+export function invalidCredential(message = INVALID_API_KEY): QuarryError {
+  return new QuarryError("AUTHENTICATION_ERROR", message, undefined, { "www-authenticate": 'Bearer realm="quarry"' });
 }
 
 export async function authenticateRequest(ctx: AppContext, request: Request): Promise<Principal> {

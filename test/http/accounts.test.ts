@@ -129,7 +129,12 @@ describe("POST /auth/api-key/regenerate", () => {
     const refused = { error: { code: "AUTHENTICATION_ERROR", message: "Invalid or missing API key" } };
     const withKey = await server.request("POST", "/auth/api-key/regenerate", { token: account.apiKey });
     expect(withKey.status).toBe(401);
-    expect(withKey.body).toEqual(refused);
+    expect(withKey.body).toEqual({
+      error: {
+        code: "AUTHENTICATION_ERROR",
+        message: "Regenerating the API key takes the dashboard token from signup or POST /auth/login (Authorization: Bearer <token>), not the API key",
+      },
+    });
     const noAuth = await server.request("POST", "/auth/api-key/regenerate");
     expect(noAuth.status).toBe(401);
     expect(noAuth.body).toEqual(refused);

@@ -18,6 +18,9 @@ import { normalizeEmail } from "../../store/accounts.ts";
  */
 export const LOGIN_FAILURE_RATE: Rate = { perSecond: 1 / 60, burst: 10 };
 
+/** Regenerating takes the dashboard token: whoever holds only the key (perhaps leaked) cannot replace it. */
+const API_KEY_NOT_ACCEPTED = "Regenerating the API key takes the dashboard token from signup or POST /auth/login (Authorization: Bearer <token>), not the API key";
+
 const Account = z.object({
   id: returnedId("acc"),
   // Documented as an email, not checked again on the way out: responses are validated at run time, and zod's
@@ -93,8 +96,8 @@ export function authRoutes(ctx: AppContext) {
       "/api-key/regenerate",
       async ({ request }) => {
         const principal = await authenticateRequest(ctx, request);
-        // An API key is not a credential here: the same 401 as a missing or invalid one.
-        if (principal.authType !== "jwt") throw invalidCredential();
+        // An API key is not a credential here; the message says which one is, since the key itself is valid.
+        if (principal.authType !== "jwt") throw invalidCredential(API_KEY_NOT_ACCEPTED);
         throwBodyError(request); // it takes no body, but a malformed one is reported after the credential
         return { data: ctx.accounts.regenerateApiKey(principal.account) };
       },
@@ -103,7 +106,7 @@ export function authRoutes(ctx: AppContext) {
         detail: {
           operationId: "regenerateApiKey", summary: "Regenerate the API key",
           description:
-            "Requires the dashboard JWT from signup or login (Authorization: Bearer <token>); no body. An API key, or a missing or invalid token, is 401 AUTHENTICATION_ERROR \"Invalid or missing API key\". The previous key stops working at once; the new one is shown only once. A body, which it does not read, is still checked like any: malformed JSON or another Content-Type is 400 VALIDATION_ERROR, after the credential.",
+            `Requires the dashboard JWT from signup or login (Authorization: Bearer <token>); no body. A missing or invalid token is 401 AUTHENTICATION_ERROR "Invalid or missing API key"; an API key is 401 AUTHENTICATION_ERROR "${API_KEY_NOT_ACCEPTED}". The previous key stops working at once; the new one is shown only once. A body, which it does not read, is still checked like any: malformed JSON or another Content-Type is 400 VALIDATION_ERROR, after the credential.`,
           tags: ["Accounts"],
           security: [{ [JWT_SCHEME]: [] }],
           responses: perClientErrorResponses(400, 401, 429, 500),
