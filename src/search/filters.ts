@@ -22,6 +22,11 @@ export const OPERATORS = ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$n
 type Operator = (typeof OPERATORS)[number];
 
 const RANGE_OPERATORS = new Set<string>(["$gt", "$gte", "$lt", "$lte"]);
+/**
+ * Other stores' combinators (Chroma, Pinecone, MongoDB). Used with its usual operand (a list of filters, or a
+ * filter), such a key is told there is no such operator; one holding operators is a metadata key like any.
+ */
+const LOGICAL_OPERATORS = new Set<string>(["$and", "$or", "$not", "$nor"]);
 const LIST_OPERATORS = new Set<string>(["$in", "$nin"]);
 
 /** Far above what a real filter needs; each one bounds the work a single search can ask for. */
@@ -44,6 +49,11 @@ function isScalar(value: unknown): value is Scalar {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** {"$eq": …}: a non-empty object of known operators only. */
+function isOperatorObject(value: unknown): boolean {
+  return isPlainObject(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => (OPERATORS as readonly string[]).includes(key));
 }
 
 /** Why a value cannot be compared against, or null when it can. */
@@ -75,6 +85,13 @@ export function filterIssues(filter: unknown): ValidationIssue[] {
   for (const [key, condition] of Object.entries(filter)) {
     if (characterCount(key) > FILTER_LIMITS.keyLength) {
       issues.push({ path: [key], message: `metadata keys are at most ${FILTER_LIMITS.keyLength} characters (this one has ${characterCount(key)})` });
+      continue;
+    }
+    if (LOGICAL_OPERATORS.has(key) && !isOperatorObject(condition)) {
+      issues.push({
+        path: [key],
+        message: `logical operators are not supported: a filter's keys all apply (AND), and there is no ${key}; e.g. {"lang": {"$eq": "en"}, "year": {"$gte": 2024}}`,
+      });
       continue;
     }
     if (!isPlainObject(condition) || Object.keys(condition).length === 0) {

@@ -107,6 +107,20 @@ test("invalid filters are 400 VALIDATION_ERROR with the path of each offending p
   }
 });
 
+test("$and, $or, $not and $nor used as other stores have them are told there are no logical operators; as metadata keys they work", async () => {
+  for (const filter of [{ $or: [{ topic: { $eq: "cooking" } }, { year: { $gte: 2020 } }] }, { $and: { topic: { $eq: "cooking" } } }, { $not: { topic: "x" } }, { $nor: [] }]) {
+    const res = await searchRaw(server, kb, { query: "volcano", filter });
+    const key = Object.keys(filter)[0];
+    expect(res.body.error.details.issues).toEqual([
+      {
+        path: ["filter", key],
+        message: `logical operators are not supported: a filter's keys all apply (AND), and there is no ${key}; e.g. {"lang": {"$eq": "en"}, "year": {"$gte": 2024}}`,
+      },
+    ]);
+  }
+  expect(await matching({ $or: { $ne: "x" }, topic: { $eq: "cooking" } })).toEqual(["baking"]);
+});
+
 test("a \"__proto__\" key is a metadata key like any other, not dropped", async () => {
   expect(await matching(JSON.parse('{"__proto__": {"$eq": "x"}}'))).toEqual([]);
   expect(await matching(JSON.parse('{"__proto__": {"$ne": "x"}, "topic": {"$eq": "cooking"}}'))).toEqual(["baking"]);

@@ -23,6 +23,7 @@ const Filter = z
   .meta({ type: "object", additionalProperties: { type: "object" } })
   .describe(
     `{metadata_key: {operator: value, …}, …}; every condition must hold. Operators: ${OPERATORS.join(", ")}. ` +
+      "There are no logical operators: $and, $or, $not or $nor holding a list of filters or a filter is a validation error. " +
       "Values compare by type (numbers with numbers, strings with strings, booleans with booleans); two ISO 8601 dates " +
       "compare as instants (a date-time without an offset is UTC). $eq/$ne take a string, number or boolean (not null); " +
       "$gt/$gte/$lt/$lte a number or an ISO date (other strings are a validation error, not compared as text); " +
