@@ -23,11 +23,21 @@ const RequestLogEntrySchema = z.object({
   created_at: Timestamp,
 });
 
-/** Read as filter dates are (iso-time.ts): an impossible calendar date such as 2026-02-30 is a 400, not March 2. */
+/**
+ * Read as filter dates are (iso-time.ts): an impossible calendar date such as 2026-02-30 is a 400, not March 2.
+ * A "+01:00" offset sent unencoded arrives as " 01:00" (a query string's "+" is a space): the message says so.
+ */
 const isoDateTime = z
   .string()
-  .refine((s) => isoInstant(s) !== null, "must be an ISO 8601 date or date-time")
+  .refine((s) => isoInstant(s) !== null, {
+    error: (issue) =>
+      isoInstant(String(issue.input).replace(" ", "+")) !== null
+        ? 'must be an ISO 8601 date or date-time; a "+" in a query string reads as a space: write the offset\'s "+" as %2B'
+        : "must be an ISO 8601 date or date-time",
+  })
   .transform((s) => utcIso(s)!);
+
+const STATUS_CLASSES = ["2xx", "4xx", "5xx"] as const;
 
 const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
 
@@ -38,7 +48,12 @@ const ListQuery = PaginationQuery.extend({
     .pipe(z.enum(HTTP_METHODS))
     .optional()
     .describe(`HTTP method, one of ${HTTP_METHODS.join(", ")} (any case)`),
-  status: z.enum(["2xx", "4xx", "5xx"]).optional().describe("Status class: 2xx, 4xx or 5xx (the API sends no other)"),
+  status: z
+    .enum(STATUS_CLASSES, {
+      error: (issue) => `must be one of ${STATUS_CLASSES.map((c) => `"${c}"`).join(", ")}${/^\d{3}$/.test(String(issue.input)) ? "; for one status code use status_code" : ""}`,
+    })
+    .optional()
+    .describe("Status class: 2xx, 4xx or 5xx (the API sends no other); an exact code is status_code"),
   status_code: wholeNumberParam(100, 599).optional().describe("Exact status code"),
   path: z.string().min(1).max(1024).optional().describe("Substring of the request path (case-sensitive)"),
   kb_id: prefixedId("kb").optional(),
