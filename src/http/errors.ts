@@ -5,6 +5,7 @@ import { QuarryError, validationError } from "../errors.ts";
 import { requestState } from "./request-state.ts";
 import { summarize, toIssues } from "./validation.ts";
 import { requestPath } from "./request-path.ts";
+import { hasBody } from "./body.ts";
 
 export function errorBody(error: QuarryError) {
   return {
@@ -23,14 +24,26 @@ interface ElysiaValidationError {
   all?: { path?: string; message?: string }[];
 }
 
+/**
+ * A JSON route sent no body at all (an empty body reads as null): said so, rather than "must be a JSON
+ * object, not null" about a null never sent. A route's own message for the whole body (the uploads') stays.
+ */
+const JSON_OBJECT_NOT_NULL = "must be a JSON object, not null";
+function bodyMissing(error: ElysiaValidationError, request: Request) {
+  return <T extends { path: PropertyKey[]; message: string }>(issue: T): T =>
+    error.type === "body" && !hasBody(request) && issue.path.length === 0 && issue.message === JSON_OBJECT_NOT_NULL
+      ? { ...issue, message: "is empty: send a JSON object" }
+      : issue;
+}
+
 /** Elysia rejected a body, query or path parameter: rerun the route's zod schema to list every issue. */
-function fromValidation(error: ElysiaValidationError): QuarryError {
+function fromValidation(error: ElysiaValidationError, request: Request): QuarryError {
   // A response that fails its own schema is the server's fault, never the client's: 500, logged.
   if (error.type === "response") return new QuarryError("INTERNAL_ERROR", "Internal server error");
   const result = error.validator?.schema?.safeParse?.(error.value);
   const where = error.type === "body" ? [] : [error.type === "params" ? "path" : error.type];
   if (result && !result.success && result.error) {
-    const issues = result.error.issues;
+    const issues = result.error.issues.map(bodyMissing(error, request));
     return validationError(toIssues(issues, where), summarize(issues, where));
   }
   const issues = (error.all ?? []).map((i) => ({
@@ -44,7 +57,7 @@ function toQuarryError(code: unknown, error: unknown, request: Request): QuarryE
   if (error instanceof QuarryError) return error;
   switch (code) {
     case "VALIDATION":
-      return fromValidation(error as ElysiaValidationError);
+      return fromValidation(error as ElysiaValidationError, request);
     case "PARSE": {
       // JSON is read by our own parser (body.ts), so this is a form Elysia could not read; a route that
       // takes no form has already marked it as the wrong content type.

@@ -175,6 +175,16 @@ describe("error envelope", () => {
       { path: ["top_k"], message: "must be a finite number" },
       { path: ["score_threshold"], message: "must be a finite number" },
     ]);
+    // No body at all is said to be empty; a JSON null sent is named as such.
+    const json = { "content-type": "application/json" };
+    for (const [method, path] of [["POST", "/v1/knowledge-bases"], ["PATCH", `/v1/knowledge-bases/${kb.id}`], ["POST", `/v1/knowledge-bases/${kb.id}/search`]] as const) {
+      for (const headers of [json, {}]) {
+        const empty = await server.request(method, path, { token: account.apiKey, headers });
+        expect(empty.body.error).toEqual({ code: "VALIDATION_ERROR", message: "is empty: send a JSON object", details: { issues: [{ path: [], message: "is empty: send a JSON object" }] } });
+      }
+      const sentNull = await server.request(method, path, { token: account.apiKey, headers: json, body: "null" });
+      expect(sentNull.body.error.details.issues).toEqual([{ path: [], message: "must be a JSON object, not null" }]);
+    }
   });
 
   test("null for an optional field of a new knowledge base or text means absent", async () => {
