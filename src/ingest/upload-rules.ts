@@ -16,19 +16,20 @@ export const MAX_TEXT_LENGTH = 10_000_000;
  * shows as "txt.exe.txt" reversed). Raw text's name is taken whole ("Q3/Q4 summary"); an uploaded file's
  * is its last path segment (uploadName). The stored file gets a stricter name (store/files.ts sanitizeFileName).
  */
-export function documentName(raw: string, field: string, whenEmpty = "must not be empty"): string {
+export function documentName(raw: string, field: string, whenEmpty = "must not be empty", subject = ""): string {
   const name = raw
     .normalize("NFC")
     .replace(/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, "")
     .trim();
   if (name === "") throw invalid([field], whenEmpty);
-  if (characterCount(name) > MAX_NAME_LENGTH) throw invalid([field], `must be at most ${MAX_NAME_LENGTH} characters`);
+  const length = characterCount(name);
+  if (length > MAX_NAME_LENGTH) throw invalid([field], `${subject}must be at most ${MAX_NAME_LENGTH} characters (this one has ${length})`);
   return name;
 }
 
 /** An uploaded file's name: browsers and tools may send a path ("C:\\Users\\me\\report.pdf"); the file name is its last segment. */
 function uploadName(raw: string): string {
-  return documentName(raw.split(/[\\/]/).pop()!, "file", "must contain a file name");
+  return documentName(raw.split(/[\\/]/).pop()!, "file", "must contain a file name", "its name ");
 }
 
 export interface CheckedUpload {
