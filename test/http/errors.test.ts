@@ -333,6 +333,24 @@ describe("service endpoints", () => {
     });
   });
 
+  test("the API reference page renders the description's tables and lists (its own script, on the served document)", async () => {
+    const page = await (await fetch(`${server.url}/docs`)).text();
+    const script = page.slice(page.indexOf("<script>") + "<script>".length, page.indexOf("</script>"));
+    // The page's helpers, without the fetch that draws the page in a browser.
+    const md = new Function(`${script.slice(0, script.indexOf("fetch("))}; return md;`)() as (text: string) => string;
+    const description: string = (await server.request("GET", "/openapi.json")).body.info.description;
+    const html = md(description);
+    const plans = html.slice(html.indexOf("<table>"), html.indexOf("</table>"));
+    expect(plans.match(/<th>[^<]*<\/th>/g)).toEqual(["<th></th>", "<th>trial</th>", "<th>starter</th>", "<th>pro</th>", "<th>business</th>", "<th>scale</th>"]);
+    expect(plans).toContain("<tr><td>Requests per second</td><td>5</td><td>10</td><td>50</td><td>100</td><td>200</td></tr>");
+    expect(html).toContain("<p><strong>Usage limits.</strong> Allowances are per billing period: monthly, anchored at signup, or at the start of the paid subscription once there is one;");
+    const usageList = html.slice(html.indexOf("<ul>", html.indexOf("Usage limits.")), html.indexOf("</ul>", html.indexOf("Usage limits.")));
+    expect(usageList.match(/<li>/g)).toHaveLength(4);
+    expect(usageList).toContain("<code>{limit, current_usage, plan, requested}</code>");
+    expect(html).not.toMatch(/\|---|<p>- /);
+    expect(md("a <b> & `x<y>`")).toBe("<p>a &lt;b&gt; &amp; <code>x&lt;y&gt;</code></p>");
+  });
+
   test("the OpenAPI 3.1 document covers every endpoint with schemas and error responses", async () => {
     const res = await server.request("GET", "/openapi.json");
     expect(res.status).toBe(200);
