@@ -4,6 +4,7 @@ import { invalid, validationError } from "../errors.ts";
 import { metadataIssues } from "../store/metadata-limits.ts";
 import { SUPPORTED_TYPES, isSupportedType, type SupportedType } from "./parsers/index.ts";
 import { characterCount } from "../characters.ts";
+import { decodeEncodedWords } from "./encoded-words.ts";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 export const MAX_NAME_LENGTH = 256;
@@ -27,9 +28,12 @@ export function documentName(raw: string, field: string, whenEmpty = "must not b
   return name;
 }
 
-/** An uploaded file's name: browsers and tools may send a path ("C:\\Users\\me\\report.pdf"); the file name is its last segment. */
+/**
+ * An uploaded file's name: browsers and tools may send a path ("C:\\Users\\me\\report.pdf"); the file name is
+ * its last segment. .NET sends a name outside ASCII as RFC 2047 encoded words, decoded here.
+ */
 function uploadName(raw: string): string {
-  return documentName(raw.split(/[\\/]/).pop()!, "file", "must contain a file name", "its name ");
+  return documentName(decodeEncodedWords(raw).split(/[\\/]/).pop()!, "file", "must contain a file name", "its name ");
 }
 
 export interface CheckedUpload {

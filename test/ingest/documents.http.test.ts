@@ -119,6 +119,24 @@ describe("POST /documents (upload)", () => {
     expect(spoof.body.data.name).toBe("reporttxt.exe.txt");
   });
 
+  test("a name sent as RFC 2047 encoded words (.NET's HttpClient, for a name outside ASCII) is decoded", async () => {
+    const ws = await workspace(server);
+    const raw = (disposition: string) =>
+      server.request("POST", ws.docs, {
+        token: ws.account.apiKey,
+        headers: { "content-type": "multipart/form-data; boundary=XyZ" },
+        body: `--XyZ\r\nContent-Disposition: ${disposition}\r\nContent-Type: text/plain\r\n\r\nhello\r\n--XyZ--\r\n`,
+      });
+    // As .NET writes it once the part's name is quoted (its unquoted name=file is not read by the form parser).
+    const dotnet = await raw(`form-data; name="file"; filename="=?utf-8?B?csOpc3Vtw6kudHh0?="; filename*=utf-8''r%C3%A9sum%C3%A9.txt`);
+    expect([dotnet.status, dotnet.body.data.name, dotnet.body.data.file_type]).toEqual([202, "résumé.txt", "txt"]);
+    const q = await raw('form-data; name="file"; filename="=?ISO-8859-1?Q?caf=E9_menu.md?="');
+    expect(q.body.data.name).toBe("café menu.md");
+    // Not a valid encoded word: kept as sent.
+    const odd = await raw('form-data; name="file"; filename="=?utf-8?B?!!?=.txt"');
+    expect(odd.body.data.name).toBe("=?utf-8?B?!!?=.txt");
+  });
+
   test("a name that is only an extension is stored under file.<extension>, never as a hidden file", async () => {
     const ws = await workspace(server);
     for (const name of [".txt", "  .txt", "...notes.md"]) {
