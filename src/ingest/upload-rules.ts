@@ -30,10 +30,13 @@ export function documentName(raw: string, field: string, whenEmpty = "must not b
 
 /**
  * An uploaded file's name: browsers and tools may send a path ("C:\\Users\\me\\report.pdf"); the file name is
- * its last segment. .NET sends a name outside ASCII as RFC 2047 encoded words, decoded here.
+ * its last segment. Bun's form parser keeps a quoted string's escapes (Go's mime/multipart and curl before
+ * 7.81 send quo"te.txt as "quo\\"te.txt"), undone here; .NET sends a name outside ASCII as RFC 2047 encoded
+ * words, decoded here.
  */
 function uploadName(raw: string): string {
-  return documentName(decodeEncodedWords(raw).split(/[\\/]/).pop()!, "file", "must contain a file name", "its name ");
+  const name = decodeEncodedWords(raw.replace(/\\(["\\])/g, "$1"));
+  return documentName(name.split(/[\\/]/).pop()!, "file", "must contain a file name", "its name ");
 }
 
 export interface CheckedUpload {

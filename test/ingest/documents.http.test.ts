@@ -119,7 +119,7 @@ describe("POST /documents (upload)", () => {
     expect(spoof.body.data.name).toBe("reporttxt.exe.txt");
   });
 
-  test("a name sent as RFC 2047 encoded words (.NET's HttpClient, for a name outside ASCII) is decoded", async () => {
+  test("a name sent as RFC 2047 encoded words (.NET's HttpClient, for a name outside ASCII) or with quoted-string escapes is decoded", async () => {
     const ws = await workspace(server);
     const raw = (disposition: string) =>
       server.request("POST", ws.docs, {
@@ -135,6 +135,9 @@ describe("POST /documents (upload)", () => {
     // Not a valid encoded word: kept as sent.
     const odd = await raw('form-data; name="file"; filename="=?utf-8?B?!!?=.txt"');
     expect(odd.body.data.name).toBe("=?utf-8?B?!!?=.txt");
+    // A quoted string's escapes, as Go's mime/multipart writes them: the quote is the name's, not a path separator.
+    const quoted = await raw('form-data; name="file"; filename="say \\"hi\\".txt"');
+    expect(quoted.body.data.name).toBe('say "hi".txt');
   });
 
   test("a name that is only an extension is stored under file.<extension>, never as a hidden file", async () => {
