@@ -120,7 +120,12 @@ export class Ingestion implements JobSource<PipelineReport> {
       return retry ? `${reason}; processing was attempted ${attempts} times. The file may be malformed or too complex to process.` : reason;
     });
     // Its job stays claimed meanwhile; a stop before the end leaves it to the next start's recovery.
-    if (detail !== null && (await failDocumentInSlices(db, id, detail, clock.now()))) this.log(`ingest ${id}: failed: ${detail}`);
+    const failed = detail === null ? null : await failDocumentInSlices(db, id, detail, clock.now());
+    // Reported like a document that failed in its worker: the same log line, and the listeners (metrics) hear of it.
+    if (failed) {
+      const ms = { parse: 0, chunk: 0, embed: 0, index: 0 };
+      this.finished(id, { documentId: id, kbId: failed.kb_id, outcome: "failed", errorDetail: detail!, pages: null, chunks: 0, ms });
+    }
   }
 
   abandoned(id: string): void {

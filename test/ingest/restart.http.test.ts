@@ -10,6 +10,7 @@ import { openDatabase, type Db } from "../../src/store/db.ts";
 import { loadConfig } from "../../src/config.ts";
 import { systemClock } from "../../src/clock.ts";
 import { Ingestion } from "../../src/ingest/ingestion.ts";
+import type { PipelineReport } from "../../src/ingest/pipeline.ts";
 import { request, signup, startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
 import { indexRows, ingest, workspace, type Workspace } from "./ingest-helpers.ts";
 
@@ -194,7 +195,10 @@ describe("stop and start in process", () => {
     try {
       db.query("UPDATE documents SET status = 'pending' WHERE id = ?").run(doc.id);
       db.query("INSERT INTO ingest_jobs (document_id, state, attempts, enqueued_at) VALUES (?, 'queued', 0, ?)").run(doc.id, new Date().toISOString());
-      const queue = new Ingestion({ db, databasePath, config: loadConfig({ QUARRY_DATA_DIR: dataDir }), clock: systemClock });
+      const log: string[] = [];
+      const queue = new Ingestion({ db, databasePath, config: loadConfig({ QUARRY_DATA_DIR: dataDir }), clock: systemClock, log: (line) => log.push(line) });
+      const reports: PipelineReport[] = [];
+      queue.onProcessed((report) => reports.push(report));
       const status = () => db.query<{ status: string; error_detail: string | null }, [string]>("SELECT status, error_detail FROM documents WHERE id = ?").get(doc.id)!;
       for (let attempt = 1; attempt <= 3; attempt++) {
         expect(queue.claim()).toMatchObject({ id: doc.id });
@@ -202,9 +206,11 @@ describe("stop and start in process", () => {
         if (attempt < 3) expect(status()).toEqual({ status: "pending", error_detail: null });
       }
       expect(status().status).toBe("failed");
-      expect(status().error_detail).toBe(
-        "The ingestion worker stopped unexpectedly (exit code 1); processing was attempted 3 times. The file may be malformed or too complex to process.",
-      );
+      const detail = "The ingestion worker stopped unexpectedly (exit code 1); processing was attempted 3 times. The file may be malformed or too complex to process.";
+      expect(status().error_detail).toBe(detail);
+      // Told like any failure: the operator's log line and the listeners (the metrics' failed count).
+      expect(log.at(-1)).toBe(`ingest ${doc.id} in ${doc.kb_id}: failed: ${detail}`);
+      expect(reports).toEqual([{ documentId: doc.id, kbId: doc.kb_id, outcome: "failed", errorDetail: detail, pages: null, chunks: 0, ms: { parse: 0, chunk: 0, embed: 0, index: 0 } }]);
       expect(queue.claim()).toBeNull();
       expect(indexRows(db, doc.id)).toEqual({ chunks: 0, vectors: 0});
     } finally {
