@@ -51,17 +51,24 @@ async function serve(argv: string[]): Promise<void> {
   // Both imported after configure(): in a compiled binary it unpacks the native libraries they load
   // (ONNX Runtime on the model threads, sqlite-vec with the database).
   const { startServer } = await import("./server.ts");
-  const server = await startServer(config, { log: console.log, models });
+  const started = startServer(config, { log: console.log, models });
   let signals = 0;
   const shutdown = async (signal: string) => {
-    if (++signals > 1) process.exit(1);
+    if (++signals > 1) {
+      console.log(`${signal} received again: stopping now; unfinished documents are queued again at the next start`);
+      process.exit(1);
+    }
     console.log(`${signal} received: finishing in-flight work…`);
+    const server = await started.catch(() => null); // a start that failed is reported (and ends) below
+    if (!server) return;
     await server.stop();
     console.log("Stopped cleanly.");
     process.exit(0);
   };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  // Taken before the server listens, so that a signal right after its banner still stops it gracefully; and
+  // SIGHUP too: closing the terminal or ssh session that runs the server would otherwise end it mid-request.
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => void shutdown(signal));
+  await started;
 }
 
 async function main(argv: string[]): Promise<void> {

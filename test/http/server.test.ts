@@ -177,12 +177,16 @@ describe("the quarry serve process", () => {
     }
     // Both drained, so that a full pipe never blocks the server (its log has a line per document).
     void new Response(proc.stderr).text();
+    let output = banner;
     void (async () => {
-      while (!(await reader.read()).done);
+      for (let read = await reader.read(); !read.done; read = await reader.read()) output += new TextDecoder().decode(read.value);
     })();
     return {
       pid: proc.pid,
       api: serverAt(listening[1]),
+      url: listening[1],
+      output: () => output,
+      exited: proc.exited,
       async stop() {
         proc.kill("SIGTERM");
         await proc.exited;
@@ -190,6 +194,21 @@ describe("the quarry serve process", () => {
       },
     };
   }
+
+  test("SIGHUP (its terminal closed) stops it gracefully, as SIGTERM does; a second signal ends it at once, saying so", async () => {
+    const hungUp = await serve();
+    process.kill(hungUp.pid, "SIGHUP");
+    expect(await hungUp.exited).toBe(0);
+    expect(hungUp.output()).toContain("SIGHUP received: finishing in-flight work…\nStopped cleanly.\n");
+    await hungUp.stop();
+    const twice = await serve();
+    // Sent together: the second arrives while the first stop is still closing the workers and the database.
+    process.kill(twice.pid, "SIGTERM");
+    process.kill(twice.pid, "SIGINT");
+    expect(await twice.exited).toBe(1);
+    expect(twice.output()).toContain("SIGINT received again: stopping now; unfinished documents are queued again at the next start\n");
+    await twice.stop();
+  });
 
   test("runs with the allocator's hole purging off, in the process it was started as; its parser child keeps the allocator's default", async () => {
     const server = await serve();
