@@ -7,6 +7,7 @@ import { backupDataDir, isWithin, type BackupResult } from "../store/backup.ts";
 import { runInBackground } from "../background-priority.ts";
 import { CliError } from "./cli-error.ts";
 import { assertDatabaseExists } from "./existing-database.ts";
+import { isOutOfSpace } from "../file-errors.ts";
 
 export const BACKUP_USAGE = `Usage:
   quarry backup <destination directory> [--data-dir DIR]
@@ -30,7 +31,15 @@ export function backupCommand(config: Config, argv: string[]): string {
   // Its copying yields the cores to a running server's requests (the backup runs on this thread).
   runInBackground();
   const started = performance.now();
-  const result = backupDataDir(config.dataDir, destination);
+  let result: BackupResult;
+  try {
+    result = backupDataDir(config.dataDir, destination);
+  } catch (error) {
+    // Said of the destination: the messages of the copy's writes name the data dir's file being copied, or
+    // only "database or disk is full", which reads as the live data dir being full.
+    if (!isOutOfSpace(error)) throw error;
+    throw new Error(`no space left in ${destination} for the backup (what was copied is removed): free space there or choose another destination`);
+  }
   return summary(resolve(config.dataDir), destination, result, (performance.now() - started) / 1000);
 }
 

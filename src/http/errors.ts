@@ -6,6 +6,7 @@ import { requestState } from "./request-state.ts";
 import { summarize, toIssues } from "./validation.ts";
 import { requestPath } from "./request-path.ts";
 import { hasBody } from "./body.ts";
+import { isOutOfSpace } from "../file-errors.ts";
 
 export function errorBody(error: QuarryError) {
   return {
@@ -79,12 +80,6 @@ function toQuarryError(code: unknown, error: unknown, request: Request): QuarryE
 /** The answer to a request no endpoint takes: an unknown path, a method the path lacks, or metrics while they are off. */
 export function routeNotFound(request: Request): QuarryError {
   return new QuarryError("NOT_FOUND", `Route not found: ${request.method} ${requestPath(request)}`);
-}
-
-/** A write that failed because the data directory's disk (or the user's quota) is full: SQLite's or the file system's. */
-function isOutOfSpace(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "SQLITE_FULL" || code === "ENOSPC" || code === "EDQUOT";
 }
 
 /**
