@@ -1,7 +1,7 @@
 // Opens the single SQLite file: private to Quarry's user, WAL, foreign keys, busy timeout, sqlite-vec
 // loaded, migrations applied.
 import { Database } from "bun:sqlite";
-import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { loadVectorExtension } from "./vector-extension.ts";
 import { migrate } from "./migrate.ts";
@@ -21,7 +21,7 @@ export interface OpenOptions {
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
   assertDatabaseNotLost(path);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const db = new Database(path, { create: true, strict: true });
+  const db = openFile(path);
   // Before WAL mode: SQLite creates the -wal and -shm files with the database file's mode.
   for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
   db.exec("PRAGMA journal_mode = WAL");
@@ -32,6 +32,19 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   loadVectorExtension(db);
   if (options.migrate !== false) migrate(db);
   return db;
+}
+
+/**
+ * SQLite says only "unable to open database file" when the file is there but not for this user (another
+ * owner, a read-only mount): the system's own error, which names the path and the cause, is thrown instead.
+ */
+function openFile(path: string): Database {
+  try {
+    return new Database(path, { create: true, strict: true });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "SQLITE_CANTOPEN" && existsSync(path)) accessSync(path, constants.R_OK | constants.W_OK);
+    throw error;
+  }
 }
 
 /** Runs fn in a BEGIN IMMEDIATE transaction: writers queue on the lock instead of failing mid-way. */

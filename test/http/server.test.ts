@@ -2,7 +2,7 @@
 // lets in-flight requests finish, refuses new ones and checkpoints the WAL. `quarry serve` loads its models
 // while it imports the server and opens the database: either failing ends it with the cause and exit code 1.
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
@@ -278,6 +278,24 @@ describe("configuration", () => {
       const onFile = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--data-dir", file, "--port", "0"], { stdout: "pipe", stderr: "pipe" });
       expect(await onFile.exited).toBe(1);
       expect((await new Response(onFile.stderr).text()).trim()).toBe(`quarry: ${file} is a file, not a directory: choose a directory for the data (--data-dir)`);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a database another user owns", () => {
+  const asNobody = process.platform === "linux" && process.getuid?.() === 0 && Bun.which("setpriv") !== null;
+  test.if(asNobody)("is refused with its path and the cause, not SQLite's bare 'unable to open database file'", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-owner-"));
+    try {
+      openDatabase(join(dataDir, "quarry.db")).close(); // root's, 0600
+      chmodSync(dataDir, 0o777);
+      const proc = Bun.spawn(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "node_modules/.bin/bun", "src/main.ts", "accounts", "list", "--data-dir", dataDir], { stdout: "pipe", stderr: "pipe" });
+      expect(await proc.exited).toBe(1);
+      expect((await new Response(proc.stderr).text()).trim()).toBe(
+        `quarry: permission denied to access ${join(dataDir, "quarry.db")}: the user running Quarry must be able to write its data directory`,
+      );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
