@@ -39,6 +39,8 @@ export interface Config {
  * 1,503-1,557 MB (server 301 + capped parser 1,025 + the other parser 220); at 960, 1,484 MB.
  */
 export const DEFAULT_PARSE_MEMORY_MB = 960;
+/** A parser process takes ~35 MB before it reads a file: below this every rich document would fail. */
+const MIN_PARSE_MEMORY_MB = 128;
 
 /**
  * Every setting: its environment variable, its flag, what `quarry --help` says of it, and its default
@@ -56,7 +58,7 @@ const OPTIONS = {
   rerankTimeoutMs: { env: "QUARRY_RERANK_TIMEOUT_MS", flag: "--rerank-timeout-ms", help: "reranker deadline in ms", value: "2000" },
   workers: { env: "QUARRY_WORKERS", flag: "--workers", help: "ingestion workers, 1-64 (one per CPU core)" },
   limits: { env: "QUARRY_LIMITS", flag: "--limits", help: "on or off: plan allowances and per-account rates", value: "on" },
-  parseMemoryMb: { env: "QUARRY_PARSE_MEMORY_MB", flag: "--parse-memory-mb", help: "MB one document's parser may use", value: String(DEFAULT_PARSE_MEMORY_MB) },
+  parseMemoryMb: { env: "QUARRY_PARSE_MEMORY_MB", flag: "--parse-memory-mb", help: "MB one document's parser may use (at least 128)", value: String(DEFAULT_PARSE_MEMORY_MB) },
   trustProxy: { env: "QUARRY_TRUST_PROXY", flag: "--trust-proxy", help: "on behind a proxy: client IPs from X-Forwarded-For", value: "off" },
   indexMemoryMb: { env: "QUARRY_INDEX_MEMORY_MB", flag: "--index-memory-mb", help: "MB budget of the search indexes", value: "512" },
   segmentMinChanges: { env: "QUARRY_SEGMENT_MIN_CHANGES", flag: "--segment-min-changes", help: "changes that make a new index segment", value: "2000" },
@@ -184,7 +186,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rerankTimeoutMs: positiveInt(named("rerankTimeoutMs"), get("rerankTimeoutMs") ?? OPTIONS.rerankTimeoutMs.value, MAX_RERANK_TIMEOUT_MS),
     workers: positiveInt(named("workers"), get("workers") ?? String(Math.min(cpuCount(), MAX_WORKERS)), MAX_WORKERS),
     limitsEnabled: limits === "on",
-    parseMemoryMb: positiveInt(named("parseMemoryMb"), get("parseMemoryMb") ?? OPTIONS.parseMemoryMb.value),
+    parseMemoryMb: wholeNumber(named("parseMemoryMb"), get("parseMemoryMb") ?? OPTIONS.parseMemoryMb.value, MIN_PARSE_MEMORY_MB),
     trustProxy: trustProxy === "on",
     indexMemoryMb: positiveInt(named("indexMemoryMb"), get("indexMemoryMb") ?? OPTIONS.indexMemoryMb.value),
     segmentMinChanges: positiveInt(named("segmentMinChanges"), get("segmentMinChanges") ?? OPTIONS.segmentMinChanges.value),

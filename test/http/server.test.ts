@@ -262,7 +262,8 @@ describe("configuration", () => {
       [{ PORT: "65536" }, 'PORT must be a whole number from 0 to 65535, got "65536"'],
       [{ QUARRY_WORKERS: "65" }, 'QUARRY_WORKERS must be a whole number from 1 to 64, got "65"'],
       [{ QUARRY_WORKERS: "0" }, 'QUARRY_WORKERS must be a whole number from 1 to 64, got "0"'],
-      [{ QUARRY_PARSE_MEMORY_MB: "1.5" }, 'QUARRY_PARSE_MEMORY_MB must be a whole number 1 or more, got "1.5"'],
+      [{ QUARRY_PARSE_MEMORY_MB: "1.5" }, 'QUARRY_PARSE_MEMORY_MB must be a whole number 128 or more, got "1.5"'],
+      [{ QUARRY_PARSE_MEMORY_MB: "10" }, 'QUARRY_PARSE_MEMORY_MB must be a whole number 128 or more, got "10"'],
       [{ QUARRY_QUERY_CACHE_ENTRIES: "-1" }, 'QUARRY_QUERY_CACHE_ENTRIES must be a whole number 0 or more, got "-1"'],
       [{ QUARRY_RERANK_TIMEOUT_MS: "3000000000" }, 'QUARRY_RERANK_TIMEOUT_MS must be a whole number from 1 to 600000, got "3000000000"'],
     ];
