@@ -32,6 +32,11 @@ export function withPendingChanges(db: Db, kbIds: string[], count: number): stri
   return kbIds.filter((kbId) => pending.get(kbId, kbId, count)!.n >= count);
 }
 
+/** The knowledge bases with logged changes (the log holds only changes no segment has taken in yet). */
+export function loggedKnowledgeBases(db: Db): string[] {
+  return db.query<{ kb_id: string }, []>("SELECT DISTINCT kb_id FROM search_log").all().map((row) => row.kb_id);
+}
+
 /** Forgets the changes and segments of knowledge bases that no longer exist or are being deleted. */
 export function trimDeletedKnowledgeBases(db: Db): void {
   db.query("DELETE FROM search_log WHERE kb_id NOT IN (SELECT id FROM knowledge_bases WHERE deleting = 0)").run();

@@ -6,7 +6,7 @@ import { openDatabase, type Db } from "../store/db.ts";
 import { knowledgeBaseLive } from "../store/knowledge-bases.ts";
 import { prepareRuntime } from "../runtime/index.ts";
 import { runInBackground } from "../background-priority.ts";
-import { trimDeletedKnowledgeBases, trimDocumentLog } from "./index-log.ts";
+import { loggedKnowledgeBases, trimDeletedKnowledgeBases, trimDocumentLog } from "./index-log.ts";
 import { forgetKnowledgeBase, recordSegment, recordUnfinished } from "./index-recovery.ts";
 import { buildSegment } from "./segment-builder.ts";
 import { latestSegment, removeDeletedKnowledgeBases, removeStaleSegments, SEGMENTS_KEPT } from "./segment-files.ts";
@@ -57,9 +57,15 @@ function build(kbId: string): void {
   post({ type: "built", kbId, ...segment, ms: Math.round(performance.now() - started) });
 }
 
-/** Removes the segment folders, segment records and changes of knowledge bases deleted since the start. */
+/**
+ * Removes the segment folders, segment records and changes of knowledge bases deleted since the start,
+ * also of those deleted before their first segment, which have logged changes but no folder.
+ */
 function forgetDeleted(): void {
-  for (const kbId of removeDeletedKnowledgeBases(settings.dataDir, (kbId) => knowledgeBaseLive(db, kbId))) forgetKnowledgeBase(db, kbId);
+  const live = (kbId: string) => knowledgeBaseLive(db, kbId);
+  const deleted = new Set(removeDeletedKnowledgeBases(settings.dataDir, live));
+  for (const kbId of loggedKnowledgeBases(db)) if (!live(kbId)) deleted.add(kbId);
+  for (const kbId of deleted) forgetKnowledgeBase(db, kbId);
 }
 
 /**

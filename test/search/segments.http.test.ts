@@ -192,3 +192,16 @@ test("a deleted knowledge base's segments and search log are removed, without a 
   expect(db.query("SELECT COUNT(*) AS n FROM search_log WHERE kb_id = ?").get(kb.kbId)).toEqual({ n: 0 });
   expect(db.query("SELECT COUNT(*) AS n FROM search_segments WHERE kb_id = ?").get(kb.kbId)).toEqual({ n: 0 });
 });
+
+test("a knowledge base deleted before its first segment has its search log removed too, without a restart", async () => {
+  const small = await createKb(server);
+  await addDocs(server, small, [{ name: "only", text: "A pond too small for a segment of its own." }]);
+  const db = server.server.ctx.db;
+  const logged = () => db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM search_log WHERE kb_id = ?").get(small.kbId)!.n;
+  expect(logged()).toBeGreaterThan(0);
+  expect(existsSync(join(dataDir, "indexes", small.kbId))).toBe(false);
+  expect((await server.request("DELETE", `/v1/knowledge-bases/${small.kbId}`, { token: small.account.apiKey })).status).toBe(200);
+  await server.server.ctx.deletions.settled();
+  for (let waited = 0; waited < 10_000 && logged() > 0; waited += 100) await Bun.sleep(100);
+  expect(logged()).toBe(0);
+});
