@@ -7,6 +7,7 @@ import type { Db } from "../store/db.ts";
 import type { Clock } from "../clock.ts";
 import type { Embedder } from "../models/types.ts";
 import { QuarryError } from "../errors.ts";
+import { isOutOfSpace } from "../file-errors.ts";
 import { findDocumentRow, transitionStatus, type DocumentStatus } from "../store/documents.ts";
 import type { NewChunk } from "../store/chunks.ts";
 import { assertPageLimit, ParseError, type ParsedDocument } from "./parsers/index.ts";
@@ -141,6 +142,8 @@ async function embedPassages(deps: PipelineDeps, texts: string[], checkpoint: ()
 /** What the user reads in error_detail: parser and limit messages as they are, anything else prefixed. */
 function failureMessage(error: unknown): string {
   if (error instanceof ParseError || error instanceof QuarryError) return error.message;
+  // The document is not at fault: said so, with what to do.
+  if (isOutOfSpace(error)) return "Processing failed: the server ran out of disk space. Replace the document (PUT) to process it again once space is freed";
   const message = error instanceof Error ? error.message : String(error);
   return `Processing failed: ${message}`;
 }

@@ -68,6 +68,7 @@ export class WorkerPool<Result> {
   private poller?: Timer;
   /** The next dispatch after the source answered BUSY. */
   private retry?: Timer;
+  private claimFailing = false;
   /** Consecutive workers that died before becoming ready; drives the restart back-off. */
   private failedStarts = 0;
   /** Whether the workers were started (at once, or when the first job was waiting: JobSource.hasWork). */
@@ -235,7 +236,7 @@ export class WorkerPool<Result> {
     this.cancelWithdrawn();
     for (const slot of this.slots) {
       if (!this.isIdle(slot)) continue;
-      const job = this.options.source.claim();
+      const job = this.claim();
       if (job === BUSY) {
         this.retry ??= setTimeout(() => {
           this.retry = undefined;
@@ -247,6 +248,22 @@ export class WorkerPool<Result> {
       slot.job = job.id;
       slot.timer = setTimeout(() => this.timedOut(slot, job.id), this.options.jobTimeoutMs);
       this.send(slot, { type: "job", id: job.id, payload: job.payload });
+    }
+  }
+
+  /**
+   * The source's next job. A claim that fails (a full disk: SQLITE_FULL) leaves the job queued for the next
+   * poll and is logged once until a claim succeeds again; thrown from dispatch, it would end the server.
+   */
+  private claim(): ReturnType<JobSource<Result>["claim"]> {
+    try {
+      const job = this.options.source.claim();
+      this.claimFailing = false;
+      return job;
+    } catch (error) {
+      if (!this.claimFailing) this.log(`Ingestion could not take the next document (${(error as Error).message}); it stays queued and is tried again`);
+      this.claimFailing = true;
+      return null;
     }
   }
 

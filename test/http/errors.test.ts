@@ -1,7 +1,10 @@
 // The error envelope for everything that can go wrong at the HTTP edge, and the request id header.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
-import { signup, startTestServer, type TestServer } from "../helpers/server.ts";
+import { signup, startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DEFAULT_PARSE_MEMORY_MB } from "../../src/config.ts";
 
 const CONTENT_TYPE_RULE = "must be application/json, or multipart/form-data for document uploads and replacements";
@@ -316,6 +319,84 @@ describe("a full disk", () => {
       expect((await own.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "after" } })).status).toBe(201);
     } finally {
       await own.stop();
+    }
+  });
+
+  /** A server whose data dir is on a small file system of its own (root on Linux can mount one; elsewhere: null). */
+  async function onSmallDisk(env: Record<string, string>) {
+    if (process.platform !== "linux" || process.getuid?.() !== 0) return null;
+    const mountPoint = mkdtempSync(join(tmpdir(), "quarry-full-"));
+    if (Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", mountPoint]).exitCode !== 0) {
+      rmSync(mountPoint, { recursive: true, force: true });
+      return null;
+    }
+    const own = await startTestServer({ dataDir: join(mountPoint, "data"), env: { QUARRY_LIMITS: "off", ...env } });
+    const filler = join(mountPoint, "filler");
+    const account = await signup(own);
+    const kb = (await own.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "full" } })).body.data;
+    const docs = `/v1/knowledge-bases/${kb.id}/documents`;
+    return {
+      own,
+      docs,
+      add: async (name: string, paragraphs: number) => {
+        const text = Array.from({ length: paragraphs }, (_, i) => `Paragraph ${i} on the tides, the moon and the shallow bays of the northern coast.`).join("\n\n");
+        const added = await own.request("POST", `${docs}/text`, { token: account.apiKey, body: { text, name } });
+        expect(added.status).toBe(202);
+        return added.body.data.id as string;
+      },
+      status: async (id: string) => (await own.request("GET", `${docs}/${id}`, { token: account.apiKey })).body.data.status as string,
+      settled: (id: string) => waitForDocument(own, account.apiKey, kb.id, id),
+      replace: (id: string, text: string) => own.request("PUT", `${docs}/${id}`, { token: account.apiKey, form: { file: new File([text], "tides.txt") } }),
+      /** Takes all the free space but `leaveKb` kilobytes (0: every last block). */
+      fill: (leaveKb: number) => {
+        const free = Number(Bun.spawnSync(["df", "--output=avail", "-B1", mountPoint]).stdout.toString().split("\n")[1]);
+        if (leaveKb > 0) Bun.spawnSync(["fallocate", "-l", String(free - leaveKb * 1024), filler]);
+        else for (const bs of ["1M", "4k"]) Bun.spawnSync(["sh", "-c", `dd if=/dev/zero bs=${bs} >> ${filler} 2>/dev/null`]);
+      },
+      free: () => rmSync(filler, { force: true }),
+      async close() {
+        await own.stop();
+        Bun.spawnSync(["umount", "--lazy", mountPoint]); // a parser process may still be on its way out
+        rmSync(mountPoint, { recursive: true, force: true });
+      },
+    };
+  }
+
+  test("a document whose processing meets a full disk fails saying so and what to do; a replacement once there is room is processed", async () => {
+    const disk = await onSmallDisk({ QUARRY_WORKERS: "1" });
+    if (!disk) return; // not allowed to mount here
+    try {
+      const id = await disk.add("tides.txt", 12_000);
+      while ((await disk.status(id)) === "pending") await Bun.sleep(20);
+      disk.fill(400); // room for status writes, none for its chunks
+      const failed = await disk.settled(id);
+      expect([failed.status, failed.error_detail]).toEqual([
+        "failed",
+        "Processing failed: the server ran out of disk space. Replace the document (PUT) to process it again once space is freed",
+      ]);
+      disk.free();
+      expect((await disk.replace(id, "The tides follow the moon.")).status).toBe(202);
+      expect((await disk.settled(id)).status).toBe("ready");
+    } finally {
+      await disk.close();
+    }
+  });
+
+  test("a queued document the disk has no room to start stays queued, the server answering meanwhile, and is processed once there is room", async () => {
+    const disk = await onSmallDisk({ QUARRY_WORKERS: "1" });
+    if (!disk) return; // not allowed to mount here
+    try {
+      const first = await disk.add("long.txt", 12_000);
+      const queued = await disk.add("short.txt", 3);
+      while ((await disk.status(first)) === "pending") await Bun.sleep(20);
+      disk.fill(0); // the first one's end and the next one's start find no room
+      for (let i = 0; i < 20 && (await disk.status(first)) !== "failed"; i++) await Bun.sleep(250);
+      expect((await disk.own.request("GET", "/health")).status).toBe(200);
+      expect(await disk.status(queued)).toBe("pending");
+      disk.free();
+      expect((await disk.settled(queued)).status).toBe("ready");
+    } finally {
+      await disk.close();
     }
   });
 });
