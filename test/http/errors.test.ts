@@ -2,9 +2,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { signup, startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { canMountSmallDisk, mountSmallDisk } from "../helpers/small-disk.ts";
 import { DEFAULT_PARSE_MEMORY_MB } from "../../src/config.ts";
 
 const CONTENT_TYPE_RULE = "must be application/json, or multipart/form-data for document uploads and replacements";
@@ -322,22 +321,16 @@ describe("a full disk", () => {
     }
   });
 
-  /** A server whose data dir is on a small file system of its own (root on Linux can mount one; elsewhere: null). */
+  /** A server whose data dir is on a small file system of its own, with a knowledge base. */
   async function onSmallDisk(env: Record<string, string>) {
-    if (process.platform !== "linux" || process.getuid?.() !== 0) return null;
-    const mountPoint = mkdtempSync(join(tmpdir(), "quarry-full-"));
-    if (Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", mountPoint]).exitCode !== 0) {
-      rmSync(mountPoint, { recursive: true, force: true });
-      return null;
-    }
-    const own = await startTestServer({ dataDir: join(mountPoint, "data"), env: { QUARRY_LIMITS: "off", ...env } });
-    const filler = join(mountPoint, "filler");
+    const disk = mountSmallDisk(48)!;
+    const own = await startTestServer({ dataDir: join(disk.path, "data"), env: { QUARRY_LIMITS: "off", ...env } });
     const account = await signup(own);
     const kb = (await own.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "full" } })).body.data;
     const docs = `/v1/knowledge-bases/${kb.id}/documents`;
     return {
       own,
-      docs,
+      disk,
       add: async (name: string, paragraphs: number) => {
         const text = Array.from({ length: paragraphs }, (_, i) => `Paragraph ${i} on the tides, the moon and the shallow bays of the northern coast.`).join("\n\n");
         const added = await own.request("POST", `${docs}/text`, { token: account.apiKey, body: { text, name } });
@@ -347,56 +340,46 @@ describe("a full disk", () => {
       status: async (id: string) => (await own.request("GET", `${docs}/${id}`, { token: account.apiKey })).body.data.status as string,
       settled: (id: string) => waitForDocument(own, account.apiKey, kb.id, id),
       replace: (id: string, text: string) => own.request("PUT", `${docs}/${id}`, { token: account.apiKey, form: { file: new File([text], "tides.txt") } }),
-      /** Takes all the free space but `leaveKb` kilobytes (0: every last block). */
-      fill: (leaveKb: number) => {
-        const free = Number(Bun.spawnSync(["df", "--output=avail", "-B1", mountPoint]).stdout.toString().split("\n")[1]);
-        if (leaveKb > 0) Bun.spawnSync(["fallocate", "-l", String(free - leaveKb * 1024), filler]);
-        else for (const bs of ["1M", "4k"]) Bun.spawnSync(["sh", "-c", `dd if=/dev/zero bs=${bs} >> ${filler} 2>/dev/null`]);
-      },
-      free: () => rmSync(filler, { force: true }),
       async close() {
         await own.stop();
-        Bun.spawnSync(["umount", "--lazy", mountPoint]); // a parser process may still be on its way out
-        rmSync(mountPoint, { recursive: true, force: true });
+        disk.unmount();
       },
     };
   }
 
-  test("a document whose processing meets a full disk fails saying so and what to do; a replacement once there is room is processed", async () => {
-    const disk = await onSmallDisk({ QUARRY_WORKERS: "1" });
-    if (!disk) return; // not allowed to mount here
+  test.if(canMountSmallDisk)("a document whose processing meets a full disk fails saying so and what to do; a replacement once there is room is processed", async () => {
+    const full = await onSmallDisk({ QUARRY_WORKERS: "1" });
     try {
-      const id = await disk.add("tides.txt", 12_000);
-      while ((await disk.status(id)) === "pending") await Bun.sleep(20);
-      disk.fill(400); // room for status writes, none for its chunks
-      const failed = await disk.settled(id);
+      const id = await full.add("tides.txt", 12_000);
+      while ((await full.status(id)) === "pending") await Bun.sleep(20);
+      full.disk.fill(400); // room for status writes, none for its chunks
+      const failed = await full.settled(id);
       expect([failed.status, failed.error_detail]).toEqual([
         "failed",
         "Processing failed: the server ran out of disk space. Replace the document (PUT) to process it again once space is freed",
       ]);
-      disk.free();
-      expect((await disk.replace(id, "The tides follow the moon.")).status).toBe(202);
-      expect((await disk.settled(id)).status).toBe("ready");
+      full.disk.free();
+      expect((await full.replace(id, "The tides follow the moon.")).status).toBe(202);
+      expect((await full.settled(id)).status).toBe("ready");
     } finally {
-      await disk.close();
+      await full.close();
     }
   });
 
-  test("a queued document the disk has no room to start stays queued, the server answering meanwhile, and is processed once there is room", async () => {
-    const disk = await onSmallDisk({ QUARRY_WORKERS: "1" });
-    if (!disk) return; // not allowed to mount here
+  test.if(canMountSmallDisk)("a queued document the disk has no room to start stays queued, the server answering meanwhile, and is processed once there is room", async () => {
+    const full = await onSmallDisk({ QUARRY_WORKERS: "1" });
     try {
-      const first = await disk.add("long.txt", 12_000);
-      const queued = await disk.add("short.txt", 3);
-      while ((await disk.status(first)) === "pending") await Bun.sleep(20);
-      disk.fill(0); // the first one's end and the next one's start find no room
-      for (let i = 0; i < 20 && (await disk.status(first)) !== "failed"; i++) await Bun.sleep(250);
-      expect((await disk.own.request("GET", "/health")).status).toBe(200);
-      expect(await disk.status(queued)).toBe("pending");
-      disk.free();
-      expect((await disk.settled(queued)).status).toBe("ready");
+      const first = await full.add("long.txt", 12_000);
+      const queued = await full.add("short.txt", 3);
+      while ((await full.status(first)) === "pending") await Bun.sleep(20);
+      full.disk.fill(0); // the first one's end and the next one's start find no room
+      for (let i = 0; i < 20 && (await full.status(first)) !== "failed"; i++) await Bun.sleep(250);
+      expect((await full.own.request("GET", "/health")).status).toBe(200);
+      expect(await full.status(queued)).toBe("pending");
+      full.disk.free();
+      expect((await full.settled(queued)).status).toBe("ready");
     } finally {
-      await disk.close();
+      await full.close();
     }
   });
 });

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
 import { addDocs, createKb, search, segments, waitForSegment } from "../search/search-helpers.ts";
+import { canMountSmallDisk, mountSmallDisk } from "../helpers/small-disk.ts";
 
 let server: TestServer;
 let scratch: string;
@@ -124,22 +125,13 @@ test("a backup that fails part-way leaves its destination empty and says why", a
   }
 });
 
-/** A small file system to fill (root on Linux can mount one; elsewhere the test is skipped). */
-function smallFileSystem(megabytes: number): string | null {
-  const mountPoint = join(scratch, `small-${megabytes}`);
-  mkdirSync(mountPoint);
-  const mount = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${megabytes}m`, "tmpfs", mountPoint], { stderr: "ignore" });
-  return mount.exitCode === 0 ? mountPoint : null;
-}
-
-test("a destination without room is named as the one that is full, and is left empty", async () => {
+test.if(canMountSmallDisk)("a destination without room is named as the one that is full, and is left empty", async () => {
   const kb = await createKb(server);
   // Files that do not compress away: more than the destination holds once the database is in.
   await addDocs(server, kb, [{ name: "noise", text: Array.from({ length: 60_000 }, () => Math.random().toString(36).slice(2)).join(" ") }]);
-  const target = smallFileSystem(1);
-  if (!target) return; // not allowed to mount here
+  const disk = mountSmallDisk(1)!;
   try {
-    const destination = join(target, "backup");
+    const destination = join(disk.path, "backup");
     const res = await quarry("backup", destination, "--data-dir", server.dataDir);
     expect({ code: res.code, stderr: res.stderr.trim() }).toEqual({
       code: 1,
@@ -147,6 +139,6 @@ test("a destination without room is named as the one that is full, and is left e
     });
     expect(readdirSync(destination)).toEqual([]);
   } finally {
-    Bun.spawnSync(["umount", target]);
+    disk.unmount();
   }
 });
