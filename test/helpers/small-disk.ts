@@ -13,10 +13,11 @@ export interface SmallDisk {
   unmount(): void;
 }
 
-export function mountSmallDisk(megabytes: number): SmallDisk | null {
+/** `size` as mount takes it: "48m", "128k". */
+export function mountSmallDisk(size: string): SmallDisk | null {
   if (process.platform !== "linux" || process.getuid?.() !== 0) return null;
   const path = mkdtempSync(join(tmpdir(), "quarry-small-disk-"));
-  if (Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${megabytes}m`, "tmpfs", path], { stderr: "ignore" }).exitCode !== 0) {
+  if (Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${size}`, "tmpfs", path], { stderr: "ignore" }).exitCode !== 0) {
     rmSync(path, { recursive: true, force: true });
     return null;
   }
@@ -38,7 +39,7 @@ export function mountSmallDisk(megabytes: number): SmallDisk | null {
 
 /** Whether this machine lets the tests mount one (tried once, at load). */
 export const canMountSmallDisk = (() => {
-  const disk = mountSmallDisk(1);
+  const disk = mountSmallDisk("1m");
   disk?.unmount();
   return disk !== null;
 })();

@@ -323,7 +323,7 @@ describe("a full disk", () => {
 
   /** A server whose data dir is on a small file system of its own, with a knowledge base. */
   async function onSmallDisk(env: Record<string, string>) {
-    const disk = mountSmallDisk(48)!;
+    const disk = mountSmallDisk("48m")!;
     const own = await startTestServer({ dataDir: join(disk.path, "data"), env: { QUARRY_LIMITS: "off", ...env } });
     const account = await signup(own);
     const kb = (await own.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "full" } })).body.data;
