@@ -27,9 +27,21 @@ export type SubscriptionOutcome =
   | "unknown_product"
   | "unknown_event";
 
-/** Outcomes of events that were applied to the account (the others changed nothing). */
-export const APPLIED_OUTCOMES: readonly SubscriptionOutcome[] = ["subscription_started", "plan_changed", "plan_unchanged", "subscription_ended"];
-export const ENDED_OUTCOME: SubscriptionOutcome = "subscription_ended";
+/**
+ * Outcomes of events that tell their own subscription's state, whether or not they changed the account: the
+ * ones applied to it, and the end of a subscription the account had already left (or never had) — that
+ * subscription is over all the same, and a late retry of it must find it so.
+ */
+export const SUBSCRIPTION_OUTCOMES: readonly SubscriptionOutcome[] = [
+  "subscription_started",
+  "plan_changed",
+  "plan_unchanged",
+  "subscription_ended",
+  "stale_subscription",
+  "already_on_trial",
+];
+/** Those of them that end their subscription. */
+export const END_OUTCOMES: readonly SubscriptionOutcome[] = ["subscription_ended", "stale_subscription", "already_on_trial"];
 
 /** Events that set the plan from data.product_id. */
 export const PLAN_EVENTS = ["subscription.created", "subscription.active", "subscription.updated"];
@@ -99,11 +111,11 @@ function endSubscription(account: AccountRow, event: SubscriptionEvent, now: Dat
 
 /**
  * Deliveries come in any order and are retried for hours (Standard Webhooks), so each subscription's events
- * apply in the order of their times: one older than an event already applied to its subscription changes
- * nothing (a late 'updated' would undo a newer change, or revive a cancelled plan and restart its period).
- * A plan event for another subscription than the account's current one moves the account to it unless it is
- * older than the current one's latest applied event while that one still runs (a retry from before the
- * account moved on), or its own subscription has ended. Ordering per subscription matters when a customer
+ * apply in the order of their times: one older than an event already taken for its subscription (applied, or
+ * ending a subscription the account had left) changes nothing (a late 'updated' would undo a newer change, or
+ * revive a cancelled plan and restart its period). A plan event for another subscription than the account's
+ * current one moves the account to it unless it is older than the current one's latest event while that one
+ * still runs (a retry from before the account moved on), or its own subscription has ended. Ordering per subscription matters when a customer
  * switches subscriptions: the old one's cancellation, sent seconds after the new one's activation, may
  * arrive first, and must not make the activation look stale. A plan event for the account's own ended
  * subscription reopens it (the issue sets the plan on every plan event; a provider may reactivate a

@@ -14,7 +14,7 @@ export interface WebhookEventRecord {
   receivedAt: Date;
 }
 
-/** What the applied events of one of the account's subscriptions say about a new event. */
+/** What the recorded events of one of the account's subscriptions say about a new event. */
 export interface SubscriptionHistory {
   /** The latest event time among them (ISO instants in UTC compare as text). */
   latestEventAt: string | null;
@@ -22,7 +22,7 @@ export interface SubscriptionHistory {
   ended: boolean;
 }
 
-/** What the account's applied events say about a new one (see billing/subscriptions.ts). */
+/** What the account's recorded events say about a new one (see billing/subscriptions.ts). */
 export interface AccountEventHistory {
   /** The event's own subscription (its data.subscription_id, else the account's current one). */
   own: SubscriptionHistory;
@@ -30,26 +30,31 @@ export interface AccountEventHistory {
   current: SubscriptionHistory;
 }
 
-function subscriptionHistory(db: Db, accountId: string, subscriptionId: string | null, appliedOutcomes: readonly string[], endedOutcome: string): SubscriptionHistory {
-  const applied = appliedOutcomes.map(() => "?").join(", ");
-  // IS rather than =: events applied while the account had no subscription id are a subscription of their own.
-  // Events are applied in the order they are recorded, so the last one recorded (rowid) says whether it has ended.
-  const where = `account_id = ? AND subscription_id IS ? AND outcome IN (${applied})`;
-  const args = [accountId, subscriptionId, ...appliedOutcomes];
+/** Which recorded events count: those whose outcome tells their subscription's state, and those that end it. */
+export interface OutcomeKinds {
+  counted: readonly string[];
+  ending: readonly string[];
+}
+
+function subscriptionHistory(db: Db, accountId: string, subscriptionId: string | null, outcomes: OutcomeKinds): SubscriptionHistory {
+  const counted = outcomes.counted.map(() => "?").join(", ");
+  // IS rather than =: events recorded while the account had no subscription id are a subscription of their own.
+  // Events are decided in the order they are recorded, so the last one recorded (rowid) says whether it has ended.
+  const where = `account_id = ? AND subscription_id IS ? AND outcome IN (${counted})`;
+  const args = [accountId, subscriptionId, ...outcomes.counted];
   const latest = db.query<{ at: string | null }, (string | null)[]>(`SELECT MAX(event_at) AS at FROM webhook_events WHERE ${where}`).get(...args)!.at;
   const last = db.query<{ outcome: string }, (string | null)[]>(`SELECT outcome FROM webhook_events WHERE ${where} ORDER BY rowid DESC LIMIT 1`).get(...args);
-  return { latestEventAt: latest, ended: last?.outcome === endedOutcome };
+  return { latestEventAt: latest, ended: last !== null && outcomes.ending.includes(last.outcome) };
 }
 
 export function accountEventHistory(
   db: Db,
   accountId: string,
   subscriptionIds: { own: string | null; current: string | null },
-  appliedOutcomes: readonly string[],
-  endedOutcome: string,
+  outcomes: OutcomeKinds,
 ): AccountEventHistory {
-  const own = subscriptionHistory(db, accountId, subscriptionIds.own, appliedOutcomes, endedOutcome);
-  const current = subscriptionIds.current === subscriptionIds.own ? own : subscriptionHistory(db, accountId, subscriptionIds.current, appliedOutcomes, endedOutcome);
+  const own = subscriptionHistory(db, accountId, subscriptionIds.own, outcomes);
+  const current = subscriptionIds.current === subscriptionIds.own ? own : subscriptionHistory(db, accountId, subscriptionIds.current, outcomes);
   return { own, current };
 }
 

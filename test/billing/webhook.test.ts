@@ -294,6 +294,25 @@ describe("subscription events", () => {
     }
   });
 
+  test("an old subscription's end that came after the switch still ends it: its later-arriving older retries change nothing", async () => {
+    const account = await signup(server);
+    const event = (name: string, sub: string, second: number, product = "prod_starter") => ({
+      ...subscription(name, account, { subscription_id: sub, product_id: product }),
+      timestamp: `2026-12-01T12:00:${String(second).padStart(2, "0")}Z`,
+    });
+    const outcomes: string[] = [];
+    const send = async (payload: unknown) => outcomes.push(outcomeOf((await deliver(payload)).id)!);
+    await send(event("subscription.active", "sub_A", 0));
+    await send(event("subscription.active", "sub_B", 3, "prod_pro"));
+    await send(event("subscription.canceled", "sub_A", 5)); // the account is on sub_B: nothing changes, but sub_A is over
+    await send(event("subscription.updated", "sub_A", 4, "prod_business")); // older than sub_A's end
+    expect((await accountOf(account)).plan).toBe("pro");
+    await send(event("subscription.canceled", "sub_B", 9));
+    await send(event("subscription.updated", "sub_A", 1, "prod_business")); // a retry from before either end
+    expect(outcomes).toEqual(["subscription_started", "subscription_started", "stale_subscription", "out_of_order", "subscription_ended", "out_of_order"]);
+    expect((await accountOf(account)).plan).toBe("trial");
+  });
+
   test("events recorded before their subscription and time had columns (an upgraded data dir) still order late deliveries", async () => {
     const account = await signup(server);
     const event = (name: string, time: string, product = "prod_pro") => ({
