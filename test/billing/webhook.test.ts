@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock, signup, startTestServer, type TestAccount, type TestServer } from "../helpers/server.ts";
 import { deliverWebhook, newWebhookSecret, subscriptionEvent, type Delivery } from "./webhook-client.ts";
 import { webhookEventBackfill } from "../../src/store/migrations/034_webhook_event_backfill.ts";
+import { applyMigration } from "../../src/store/migrate.ts";
 
 const secret = newWebhookSecret();
 const clock = new ManualClock(new Date());
@@ -314,20 +315,29 @@ describe("subscription events", () => {
   });
 
   test("events recorded before their subscription and time had columns (an upgraded data dir) still order late deliveries", async () => {
-    const account = await signup(server);
-    const event = (name: string, time: string, product = "prod_pro") => ({
-      ...subscription(name, account, { subscription_id: "sub_old_version", product_id: product }),
-      timestamp: `2026-12-07T${time}+01:00`,
-    });
-    const recorded = [(await deliver(event("subscription.active", "10:00:00"))).id, (await deliver(event("subscription.canceled", "12:00:00"))).id];
-    // As the code before migration 33 left them: neither column filled.
     const db = server.server.ctx.db;
-    for (const id of recorded) db.query("UPDATE webhook_events SET subscription_id = NULL, event_at = NULL WHERE id = ?").run(id);
-    db.exec(webhookEventBackfill.sql);
-    expect(db.query("SELECT subscription_id, event_at FROM webhook_events WHERE id = ?").get(recorded[1])).toEqual({ subscription_id: "sub_old_version", event_at: "2026-12-07T11:00:00.000Z" });
-    // A retry from between the two arrives after the upgrade: the cancellation stands.
-    expect(outcomeOf((await deliver(event("subscription.updated", "11:00:00", "prod_scale"))).id)).toBe("out_of_order");
-    expect((await accountOf(account)).plan).toBe("trial");
+    const asBeforeMigration33 = (ids: string[]) => {
+      for (const id of ids) db.query("UPDATE webhook_events SET subscription_id = NULL, event_at = NULL WHERE id = ?").run(id);
+      applyMigration(db, webhookEventBackfill);
+    };
+    const cases = [
+      { sub: "sub_old_version", startAt: "2026-12-07T10:00:00+01:00", endAt: "2026-12-07T12:00:00+01:00", endSub: "sub_old_version" },
+      // The forms the route takes besides: an offset without its colon, lowercase t and z; an end without a subscription id.
+      { sub: "sub_lenient", startAt: "2026-12-07t09:00:00z", endAt: "2026-12-07 12:00:00+0100", endSub: undefined },
+    ];
+    for (const { sub, startAt, endAt, endSub } of cases) {
+      const account = await signup(server);
+      const event = (name: string, timestamp: string, data: Record<string, unknown>) => ({ ...subscription(name, account, data), timestamp });
+      const recorded = [
+        (await deliver(event("subscription.active", startAt, { subscription_id: sub }))).id,
+        (await deliver(event("subscription.canceled", endAt, { subscription_id: endSub }))).id,
+      ];
+      asBeforeMigration33(recorded);
+      expect(db.query("SELECT subscription_id, event_at FROM webhook_events WHERE id = ?").get(recorded[1])).toEqual({ subscription_id: sub, event_at: "2026-12-07T11:00:00.000Z" });
+      // A retry from between the two arrives after the upgrade: the cancellation stands.
+      expect(outcomeOf((await deliver(event("subscription.updated", "2026-12-07T10:30:00Z", { subscription_id: sub, product_id: "prod_scale" }))).id)).toBe("out_of_order");
+      expect((await accountOf(account)).plan).toBe("trial");
+    }
   });
 
   test("the account is found by metadata.account_id, else customer_email, else a customer_id seen before", async () => {

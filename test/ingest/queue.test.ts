@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate } from "../../src/store/migrate.ts";
 import { MIGRATIONS } from "../../src/store/migrations/index.ts";
+import { applyMigration } from "../../src/store/migrate.ts";
 import { openDatabase, writeTx, type Db } from "../../src/store/db.ts";
 import { claimNext, enqueue } from "../../src/ingest/queue.ts";
 
@@ -57,7 +58,7 @@ test("jobs queued before migration 012 get their account and are claimed after t
   const old = new Database(path, { create: true, strict: true });
   old.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
   for (const m of MIGRATIONS.filter((m) => m.version < 12).sort((a, b) => a.version - b.version)) {
-    old.exec(m.sql);
+    applyMigration(old, m);
     old.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(m.version, m.name, now.toISOString());
   }
   for (const [account, id] of [["acc_a", "doc_a0"], ["acc_a", "doc_a1"], ["acc_b", "doc_b0"]]) {
