@@ -68,8 +68,10 @@ A filter or metadata over its byte or key-count limit is reported as one issue a
 cut to ${SUMMARY_LIMITS.itemLength} characters, the last of them "…", with \`<field>_total\` giving the full count; a longer string is cut to
 ${SUMMARY_LIMITS.stringLength} characters, the last of them "…"; a summary
 is at most ${SUMMARY_LIMITS.bytes} bytes as JSON, fields being dropped from the end beyond that; a summary that lost items or fields has \`truncated: true\`.
-A request answered 401, or carrying no credential of an account, is recorded without a request summary (listed to no account;
-${UNATTRIBUTED_PER_SECOND} such requests a second are kept at most, for a day). A path is kept to ${MAX_PATH_CHARS} characters, the last of them "…".
+A request carrying no valid credential of an account, or answered 401 by a route that reads no credential (a failed login,
+whatever it carried), is recorded without a request summary and listed to no account (${UNATTRIBUTED_PER_SECOND} such requests a second are kept at most,
+for a day). A valid credential a route refuses (an API key sent to POST /auth/api-key/regenerate, which takes the dashboard token)
+is listed to its account, without a request summary. A path is kept to ${MAX_PATH_CHARS} characters, the last of them "…".
 
 **Rate limits.** Every request to a /v1 endpoint counts against the account's per-second rate (the same bucket whichever credential is used);
 a request without a body to a path or method no endpoint answers is a 404 without a credential check, and counts nothing.
