@@ -2,6 +2,7 @@
 // The quarry command: `quarry serve` (default), `quarry reindex`, `quarry accounts …`, `quarry backup`.
 // Each command imports what it runs when it runs: serve and reindex may first restart the process
 // (runtime/allocator.ts), and a parser child needs little of the rest.
+import { readFileSync } from "node:fs";
 import { commandArguments, loadConfig, ConfigError, CONFIG_HELP, type Config } from "./config.ts";
 import { CliError } from "./cli/cli-error.ts";
 import { assertDatabaseExists } from "./cli/existing-database.ts";
@@ -52,9 +53,9 @@ async function serve(argv: string[]): Promise<void> {
   // (ONNX Runtime on the model threads, sqlite-vec with the database).
   const { startServer } = await import("./server.ts");
   const started = startServer(config, { log: console.log, models });
-  let signals = 0;
+  let received = 0;
   const shutdown = async (signal: string) => {
-    if (++signals > 1) {
+    if (++received > 1) {
       console.log(`${signal} received again: stopping now; unfinished documents are queued again at the next start`);
       process.exit(1);
     }
@@ -67,7 +68,9 @@ async function serve(argv: string[]): Promise<void> {
   };
   // Taken before the server listens, so that a signal right after its banner still stops it gracefully; and
   // SIGHUP too: closing the terminal or ssh session that runs the server would otherwise end it mid-request.
-  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => void shutdown(signal));
+  // Unless it was started to ignore SIGHUP (nohup): a handler would undo that.
+  const signals: NodeJS.Signals[] = hangupIgnored() ? ["SIGTERM", "SIGINT"] : ["SIGTERM", "SIGINT", "SIGHUP"];
+  for (const signal of signals) process.on(signal, () => void shutdown(signal));
   await started;
 }
 
@@ -117,6 +120,16 @@ async function main(argv: string[]): Promise<void> {
     default:
       console.error(`Unknown command "${command}".\n\n${USAGE}`);
       process.exit(2);
+  }
+}
+
+/** Whether this process was started with SIGHUP ignored (nohup); Linux tells in /proc (bit 0 of SigIgn is SIGHUP). */
+function hangupIgnored(): boolean {
+  try {
+    const mask = /^SigIgn:\s*([0-9a-f]+)$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    return mask !== undefined && (BigInt(`0x${mask}`) & 1n) === 1n;
+  } catch {
+    return false; // not Linux: SIGHUP stops it gracefully
   }
 }
 

@@ -12,9 +12,9 @@ import { reindex } from "../../src/cli/reindex.ts";
 import { serverAt, signup, startTestServer, waitForDocument } from "../helpers/server.ts";
 import { childrenOf, environmentOf } from "../helpers/processes.ts";
 
-/** `bun src/main.ts serve` on `dataDir` and a free port, its output piped. */
-function spawnServe(dataDir: string, env: Record<string, string | undefined> = process.env) {
-  return Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir], { stdout: "pipe", stderr: "pipe", env });
+/** `bun src/main.ts serve` on `dataDir` and a free port, its output piped; `launcher` runs it (["nohup"]). */
+function spawnServe(dataDir: string, env: Record<string, string | undefined> = process.env, launcher: string[] = []) {
+  return Bun.spawn([...launcher, "node_modules/.bin/bun", "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir], { stdout: "pipe", stderr: "pipe", env });
 }
 
 describe("server lifecycle", () => {
@@ -161,11 +161,11 @@ describe("server lifecycle", () => {
 
 describe("the quarry serve process", () => {
   /** Starts `bun src/main.ts serve` on a fresh data dir; resolves once it listens. */
-  async function serve(env: Record<string, string> = {}) {
+  async function serve(env: Record<string, string> = {}, launcher: string[] = []) {
     const dataDir = mkdtempSync(join(tmpdir(), "quarry-serve-process-"));
     const inherited = { ...process.env };
     delete inherited.MIMALLOC_PURGE_HOLES;
-    const proc = spawnServe(dataDir, { ...inherited, QUARRY_WORKERS: "1", QUARRY_LIMITS: "off", ...env });
+    const proc = spawnServe(dataDir, { ...inherited, QUARRY_WORKERS: "1", QUARRY_LIMITS: "off", ...env }, launcher);
     const reader = proc.stdout.getReader();
     let banner = "";
     let listening: RegExpExecArray | null = null;
@@ -195,7 +195,7 @@ describe("the quarry serve process", () => {
     };
   }
 
-  test("SIGHUP (its terminal closed) stops it gracefully, as SIGTERM does; a second signal ends it at once, saying so", async () => {
+  test("SIGHUP (its terminal closed) stops it gracefully, as SIGTERM does, unless started with nohup; a second signal ends it at once, saying so", async () => {
     const hungUp = await serve();
     process.kill(hungUp.pid, "SIGHUP");
     expect(await hungUp.exited).toBe(0);
@@ -207,6 +207,15 @@ describe("the quarry serve process", () => {
     process.kill(twice.pid, "SIGINT");
     expect(await twice.exited).toBe(1);
     expect(twice.output()).toContain("SIGINT received again: stopping now; unfinished documents are queued again at the next start\n");
+    // Started with nohup, it keeps ignoring SIGHUP, as nohup asked.
+    if (process.platform === "linux" && Bun.which("nohup")) {
+      const detached = await serve({}, ["nohup"]);
+      process.kill(detached.pid, "SIGHUP");
+      await Bun.sleep(300);
+      expect((await detached.api.request("GET", "/health")).status).toBe(200);
+      expect(detached.output()).not.toContain("SIGHUP received");
+      await detached.stop();
+    }
     await twice.stop();
   });
 
