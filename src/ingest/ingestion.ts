@@ -26,9 +26,14 @@ export interface IngestionOptions {
   log?: (line: string) => void;
 }
 
+/** How often a crash that could not be recorded is tried again. */
+const CRASH_RECORD_RETRY_MS = 5_000;
+
 export class Ingestion implements JobSource<PipelineReport> {
   private pool: WorkerPool<PipelineReport> | null = null;
   private readonly listeners = new Set<(report: PipelineReport) => void>();
+  /** Documents whose crash could not be recorded yet (see crashed). */
+  private readonly unrecorded = new Set<string>();
 
   private readonly log: (line: string) => void;
 
@@ -97,12 +102,22 @@ export class Ingestion implements JobSource<PipelineReport> {
     for (const listener of this.listeners) listener(report);
   }
 
-  /** Resolves once a document that failed is marked so (the pool does not wait for it); never rejects. */
+  /**
+   * Resolves once a document that failed is marked so (the pool does not wait for it); never rejects. When
+   * that cannot be written (a full disk), it is tried again every few seconds while the server runs: the
+   * document would otherwise keep its processing status, refusing a replacement, until the next start.
+   */
   async crashed(id: string, reason: string, retry: boolean): Promise<void> {
     try {
       await this.retryOrFail(id, reason, retry);
+      this.unrecorded.delete(id);
     } catch (error) {
-      console.error(`Ingestion of ${id}: its crash could not be recorded (${(error as Error).message}); the next start retries it`);
+      if (!this.pool) return; // stopped: the next start's recovery takes it
+      if (!this.unrecorded.has(id)) {
+        console.error(`Ingestion of ${id}: its crash could not be recorded (${(error as Error).message}); tried again every ${CRASH_RECORD_RETRY_MS / 1000} s`);
+      }
+      this.unrecorded.add(id);
+      setTimeout(() => void this.crashed(id, reason, retry), CRASH_RECORD_RETRY_MS);
     }
   }
 

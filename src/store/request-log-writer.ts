@@ -45,6 +45,8 @@ export class RequestLogWriter {
   /** The prune under way, if any. */
   private pruning: Promise<void> | null = null;
   private stopped = false;
+  /** Whether the last write failed (its message is not repeated until one succeeds). */
+  private failing = false;
   /** The second (of the clock) and how many entries of no account were kept in it. */
   private unattributed = { second: -1, kept: 0 };
 
@@ -118,10 +120,14 @@ export class RequestLogWriter {
   private async write(batch: RequestLogRecord[]): Promise<void> {
     try {
       await writeTxWhenFree(this.db, () => insertRequestLog(this.db, batch));
+      if (this.failing) console.error("request log: written again; the entries kept meanwhile are in");
+      this.failing = false;
       this.pruneIfDue();
     } catch (error) {
       this.buffer = batch.concat(this.buffer);
-      console.error(`request log: could not write ${batch.length} entries: ${(error as Error).message}`);
+      // Said once until a write succeeds: a full disk fails every flush, several a second.
+      if (!this.failing) console.error(`request log: could not write ${batch.length} entries (${(error as Error).message}); they are kept and written once it can`);
+      this.failing = true;
     }
   }
 

@@ -338,7 +338,7 @@ describe("a full disk", () => {
         return added.body.data.id as string;
       },
       status: async (id: string) => (await own.request("GET", `${docs}/${id}`, { token: account.apiKey })).body.data.status as string,
-      settled: (id: string) => waitForDocument(own, account.apiKey, kb.id, id),
+      settled: (id: string, timeoutMs?: number) => waitForDocument(own, account.apiKey, kb.id, id, timeoutMs),
       replace: (id: string, text: string) => own.request("PUT", `${docs}/${id}`, { token: account.apiKey, form: { file: new File([text], "tides.txt") } }),
       async close() {
         await own.stop();
@@ -366,7 +366,7 @@ describe("a full disk", () => {
     }
   });
 
-  test.if(canMountSmallDisk)("a queued document the disk has no room to start stays queued, the server answering meanwhile, and is processed once there is room", async () => {
+  test.if(canMountSmallDisk)("a document the disk has no room to start stays queued, the server answering meanwhile, and is processed once there is room; so is the one it cut short", async () => {
     const full = await onSmallDisk({ QUARRY_WORKERS: "1" });
     try {
       const first = await full.add("long.txt", 12_000);
@@ -378,6 +378,8 @@ describe("a full disk", () => {
       expect(await full.status(queued)).toBe("pending");
       full.disk.free();
       expect((await full.settled(queued)).status).toBe("ready");
+      // The first one, whose failure could not be written either, does not keep its processing status.
+      expect(["ready", "failed"]).toContain((await full.settled(first, 30_000)).status);
     } finally {
       await full.close();
     }
