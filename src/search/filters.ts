@@ -51,9 +51,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** {"$eq": …}: a non-empty object of known operators only. */
-function isOperatorObject(value: unknown): boolean {
-  return isPlainObject(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => (OPERATORS as readonly string[]).includes(key));
+/** An object holding at least one known operator ({"$eq": …}): a metadata key's condition, checked as such. */
+function holdsOperators(value: unknown): boolean {
+  return isPlainObject(value) && Object.keys(value).some((key) => (OPERATORS as readonly string[]).includes(key));
 }
 
 /** Why a value cannot be compared against, or null when it can. */
@@ -87,7 +87,7 @@ export function filterIssues(filter: unknown): ValidationIssue[] {
       issues.push({ path: [key], message: `metadata keys are at most ${FILTER_LIMITS.keyLength} characters (this one has ${characterCount(key)})` });
       continue;
     }
-    if (LOGICAL_OPERATORS.has(key) && !isOperatorObject(condition)) {
+    if (LOGICAL_OPERATORS.has(key) && !holdsOperators(condition)) {
       issues.push({
         path: [key],
         message: `logical operators are not supported: a filter's keys all apply (AND), and there is no ${key}; e.g. {"lang": {"$eq": "en"}, "year": {"$gte": 2024}}`,

@@ -163,7 +163,9 @@ describe("GET /v1/requests", () => {
     const messages = async (query: string) => (await list(account, query)).body.error.details.issues.map((i: { message: string }) => i.message);
     expect(await messages("?status=400")).toEqual(['must be one of "2xx", "4xx", "5xx"; for one status code use status_code']);
     expect(await messages("?status=3xx")).toEqual(['must be one of "2xx", "4xx", "5xx"']);
-    expect(await messages("?from=2026-12-07T15:00:00+01:00")).toEqual(['must be an ISO 8601 date or date-time; a "+" in a query string reads as a space: write the offset\'s "+" as %2B']);
+    for (const from of ["2026-12-07T15:00:00+01:00", "2026-12-07%2015:00:00+0100"]) {
+      expect(await messages(`?from=${from}`)).toEqual(['must be an ISO 8601 date or date-time; a "+" in a query string reads as a space: write the offset\'s "+" as %2B']);
+    }
     expect(await messages("?from=yesterday")).toEqual(["must be an ISO 8601 date or date-time"]);
     expect((await list(account, "?from=2026-12-07T15:00:00%2B01:00")).status).toBe(200);
   });

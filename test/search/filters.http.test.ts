@@ -119,6 +119,9 @@ test("$and, $or, $not and $nor used as other stores have them are told there are
     ]);
   }
   expect(await matching({ $or: { $ne: "x" }, topic: { $eq: "cooking" } })).toEqual(["baking"]);
+  // A metadata key "$and" with a misspelt operator beside a real one is told of the operator.
+  const typo = await searchRaw(server, kb, { query: "volcano", filter: { $and: { $eq: "x", $bogus: 1 } } });
+  expect(typo.body.error.details.issues.map((i: { path: unknown[] }) => i.path)).toEqual([["filter", "$and", "$bogus"]]);
 });
 
 test("a \"__proto__\" key is a metadata key like any other, not dropped", async () => {

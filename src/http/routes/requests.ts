@@ -31,7 +31,7 @@ const isoDateTime = z
   .string()
   .refine((s) => isoInstant(s) !== null, {
     error: (issue) =>
-      isoInstant(String(issue.input).replace(" ", "+")) !== null
+      isoInstant(String(issue.input).replace(/ (\d{2}:?\d{2})$/, "+$1")) !== null
         ? 'must be an ISO 8601 date or date-time; a "+" in a query string reads as a space: write the offset\'s "+" as %2B'
         : "must be an ISO 8601 date or date-time",
   })
