@@ -115,7 +115,8 @@ function endSubscription(account: AccountRow, event: SubscriptionEvent, now: Dat
  * ending a subscription the account had left) changes nothing (a late 'updated' would undo a newer change, or
  * revive a cancelled plan and restart its period). A plan event for another subscription than the account's
  * current one moves the account to it unless it is older than the current one's latest event while that one
- * still runs (a retry from before the account moved on), or its own subscription has ended. Ordering per subscription matters when a customer
+ * still runs (a retry from before the account moved on), or its own subscription has ended and it is not
+ * dated after that end (a reactivation is; an untimed event cannot be told from a late retry). Ordering per subscription matters when a customer
  * switches subscriptions: the old one's cancellation, sent seconds after the new one's activation, may
  * arrive first, and must not make the activation look stale. A plan event for the account's own ended
  * subscription reopens it (the issue sets the plan on every plan event; a provider may reactivate a
@@ -127,7 +128,9 @@ export function decideSubscriptionEvent(account: AccountRow, event: Subscription
   const olderThan = (at: string | null) => event.occurredAt !== null && at !== null && event.occurredAt < at;
   if (olderThan(history.own.latestEventAt)) return { outcome: "out_of_order", update: null };
   if (isPlanEvent && (event.subscriptionId ?? account.subscription_id) !== account.subscription_id) {
-    if (history.own.ended) return { outcome: "ended_subscription", update: null };
+    // Its reactivation is told from a late retry only by a time after its end.
+    const reactivated = history.own.endedAt !== null && event.occurredAt !== null && event.occurredAt > history.own.endedAt;
+    if (history.own.ended && !reactivated) return { outcome: "ended_subscription", update: null };
     if (!history.current.ended && olderThan(history.current.latestEventAt)) return { outcome: "out_of_order", update: null };
   }
   return isPlanEvent ? setPlan(account, event, now) : endSubscription(account, event, now);

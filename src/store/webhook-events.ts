@@ -20,6 +20,8 @@ export interface SubscriptionHistory {
   latestEventAt: string | null;
   /** Whether the last of them ended the subscription (a plan event after an end reopens it). */
   ended: boolean;
+  /** That end's time, when it ended and the end had one. */
+  endedAt: string | null;
 }
 
 /** What the account's recorded events say about a new one (see billing/subscriptions.ts). */
@@ -43,8 +45,11 @@ function subscriptionHistory(db: Db, accountId: string, subscriptionId: string |
   const where = `account_id = ? AND subscription_id IS ? AND outcome IN (${counted})`;
   const args = [accountId, subscriptionId, ...outcomes.counted];
   const latest = db.query<{ at: string | null }, (string | null)[]>(`SELECT MAX(event_at) AS at FROM webhook_events WHERE ${where}`).get(...args)!.at;
-  const last = db.query<{ outcome: string }, (string | null)[]>(`SELECT outcome FROM webhook_events WHERE ${where} ORDER BY rowid DESC LIMIT 1`).get(...args);
-  return { latestEventAt: latest, ended: last !== null && outcomes.ending.includes(last.outcome) };
+  const last = db
+    .query<{ outcome: string; event_at: string | null }, (string | null)[]>(`SELECT outcome, event_at FROM webhook_events WHERE ${where} ORDER BY rowid DESC LIMIT 1`)
+    .get(...args);
+  const ended = last !== null && outcomes.ending.includes(last.outcome);
+  return { latestEventAt: latest, ended, endedAt: ended ? last.event_at : null };
 }
 
 export function accountEventHistory(

@@ -312,6 +312,10 @@ describe("subscription events", () => {
     await send(event("subscription.updated", "sub_A", 1, "prod_business")); // a retry from before either end
     expect(outcomes).toEqual(["subscription_started", "subscription_started", "stale_subscription", "out_of_order", "subscription_ended", "out_of_order"]);
     expect((await accountOf(account)).plan).toBe("trial");
+    // Reactivated after its end (the provider's "uncancel"): dated later, it applies.
+    await send(event("subscription.active", "sub_A", 30, "prod_business"));
+    expect(outcomes.at(-1)).toBe("subscription_started");
+    expect((await accountOf(account)).plan).toBe("business");
   });
 
   test("events recorded before their subscription and time had columns (an upgraded data dir) still order late deliveries", async () => {
