@@ -114,9 +114,10 @@ function endSubscription(account: AccountRow, event: SubscriptionEvent, now: Dat
  * apply in the order of their times: one older than an event already taken for its subscription (applied, or
  * ending a subscription the account had left) changes nothing (a late 'updated' would undo a newer change, or
  * revive a cancelled plan and restart its period). A plan event for another subscription than the account's
- * current one moves the account to it unless it is older than the current one's latest event while that one
- * still runs (a retry from before the account moved on), or its own subscription has ended and it is not
- * dated after that end (a reactivation is; an untimed event cannot be told from a late retry). Ordering per subscription matters when a customer
+ * current one moves the account to it unless it is older than the current one's latest plan event, ended or
+ * not (a retry from before the account moved on; a new subscription's activation sent just before the old
+ * one's cancellation is newer than that one's plan), or its own subscription has ended and it is not dated
+ * after that end (a reactivation is; an untimed event cannot be told from a late retry). Ordering per subscription matters when a customer
  * switches subscriptions: the old one's cancellation, sent seconds after the new one's activation, may
  * arrive first, and must not make the activation look stale. A plan event for the account's own ended
  * subscription reopens it (the issue sets the plan on every plan event; a provider may reactivate a
@@ -131,7 +132,8 @@ export function decideSubscriptionEvent(account: AccountRow, event: Subscription
     // Its reactivation is told from a late retry only by a time after its end.
     const reactivated = history.own.endedAt !== null && event.occurredAt !== null && event.occurredAt > history.own.endedAt;
     if (history.own.ended && !reactivated) return { outcome: "ended_subscription", update: null };
-    if (!history.current.ended && olderThan(history.current.latestEventAt)) return { outcome: "out_of_order", update: null };
+    // Set before the current one's plan was (last) set: the account moved on from it since, ended or not.
+    if (olderThan(history.current.latestPlanAt)) return { outcome: "out_of_order", update: null };
   }
   return isPlanEvent ? setPlan(account, event, now) : endSubscription(account, event, now);
 }

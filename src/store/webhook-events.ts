@@ -18,6 +18,8 @@ export interface WebhookEventRecord {
 export interface SubscriptionHistory {
   /** The latest event time among them (ISO instants in UTC compare as text). */
   latestEventAt: string | null;
+  /** The latest time among those that set its plan (its ends left out). */
+  latestPlanAt: string | null;
   /** Whether the last of them ended the subscription (a plan event after an end reopens it). */
   ended: boolean;
   /** That end's time, when it ended and the end had one. */
@@ -44,12 +46,17 @@ function subscriptionHistory(db: Db, accountId: string, subscriptionId: string |
   // Events are decided in the order they are recorded, so the last one recorded (rowid) says whether it has ended.
   const where = `account_id = ? AND subscription_id IS ? AND outcome IN (${counted})`;
   const args = [accountId, subscriptionId, ...outcomes.counted];
-  const latest = db.query<{ at: string | null }, (string | null)[]>(`SELECT MAX(event_at) AS at FROM webhook_events WHERE ${where}`).get(...args)!.at;
+  const ending = outcomes.ending.map(() => "?").join(", ");
+  const latest = db
+    .query<{ at: string | null; plan_at: string | null }, (string | null)[]>(
+      `SELECT MAX(event_at) AS at, MAX(CASE WHEN outcome NOT IN (${ending}) THEN event_at END) AS plan_at FROM webhook_events WHERE ${where}`,
+    )
+    .get(...outcomes.ending, ...args)!;
   const last = db
     .query<{ outcome: string; event_at: string | null }, (string | null)[]>(`SELECT outcome, event_at FROM webhook_events WHERE ${where} ORDER BY rowid DESC LIMIT 1`)
     .get(...args);
   const ended = last !== null && outcomes.ending.includes(last.outcome);
-  return { latestEventAt: latest, ended, endedAt: ended ? last.event_at : null };
+  return { latestEventAt: latest.at, latestPlanAt: latest.plan_at, ended, endedAt: ended ? last.event_at : null };
 }
 
 export function accountEventHistory(

@@ -292,6 +292,10 @@ describe("subscription events", () => {
       // A retry of the old subscription from before the switch changes nothing.
       expect(outcomeOf((await deliver(event("subscription.updated", "sub_old", "11:00:00", "prod_scale"))).id)).toBe("out_of_order");
       expect((await accountOf(account)).plan).toBe("pro");
+      // Nor, once the new one has ended too, does a third subscription's event from before the new one began.
+      await deliver(event("subscription.canceled", "sub_new", "13:00:00"));
+      expect(outcomeOf((await deliver(event("subscription.active", "sub_third", "11:30:00", "prod_scale"))).id)).toBe("out_of_order");
+      expect((await accountOf(account)).plan).toBe("trial");
     }
   });
 
