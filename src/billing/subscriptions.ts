@@ -11,6 +11,8 @@ export interface SubscriptionEvent {
   subscriptionId: string | null;
   customerId: string | null;
   productId: string | null;
+  /** data.status as sent (active, trialing, canceled…), null when absent. */
+  status: string | null;
   /** The event's time (payload timestamp) as an ISO instant in UTC; null when it has none. */
   occurredAt: string | null;
 }
@@ -24,6 +26,7 @@ export type SubscriptionOutcome =
   | "stale_subscription"
   | "out_of_order"
   | "ended_subscription"
+  | "other_subscription"
   | "unknown_product"
   | "unknown_event";
 
@@ -45,6 +48,10 @@ export const END_OUTCOMES: readonly SubscriptionOutcome[] = ["subscription_ended
 
 /** Events that set the plan from data.product_id. */
 export const PLAN_EVENTS = ["subscription.created", "subscription.active", "subscription.updated"];
+/** Those that start a subscription; an update of one the account does not hold does not move it there while its own runs. */
+export const STARTING_EVENTS = ["subscription.created", "subscription.active"];
+/** data.status values of a subscription that is over or never began (Stripe's and Polar's names): such an event revives nothing. */
+const INACTIVE_STATUSES = ["canceled", "cancelled", "revoked", "ended", "incomplete_expired", "unpaid"];
 /** Events that return the account to the trial plan's allowances, with the trial over. */
 export const END_EVENTS = ["subscription.canceled", "subscription.cancelled", "subscription.revoked"];
 
@@ -113,27 +120,38 @@ function endSubscription(account: AccountRow, event: SubscriptionEvent, now: Dat
  * Deliveries come in any order and are retried for hours (Standard Webhooks), so each subscription's events
  * apply in the order of their times: one older than an event already taken for its subscription (applied, or
  * ending a subscription the account had left) changes nothing (a late 'updated' would undo a newer change, or
- * revive a cancelled plan and restart its period). A plan event for another subscription than the account's
- * current one moves the account to it unless it is older than the current one's latest plan event, ended or
- * not (a retry from before the account moved on; a new subscription's activation sent just before the old
- * one's cancellation is newer than that one's plan), or its own subscription has ended and it is not dated
- * after that end (a reactivation is; an untimed event cannot be told from a late retry). Ordering per subscription matters when a customer
- * switches subscriptions: the old one's cancellation, sent seconds after the new one's activation, may
- * arrive first, and must not make the activation look stale. A plan event for the account's own ended
- * subscription reopens it (the issue sets the plan on every plan event; a provider may reactivate a
- * cancelled subscription under its id). Events without a time apply in delivery order.
+ * revive a cancelled plan and restart its period). Events without a time apply in delivery order.
+ *
+ * An ended subscription comes back only by a plan event that does not say it is over (data.status) and is
+ * dated after its end: a provider's reactivation. For the account's current subscription an untimed one
+ * reopens it too (the issue sets the plan on every plan event); for another, an untimed one cannot be told
+ * from a late retry and is ignored.
+ *
+ * A plan event for another subscription than the account's current one moves the account to it unless it is
+ * older than the current one's latest start (created, active), ended or not (a retry from before the account
+ * moved to it; a new subscription's activation sent just before the old one's update or cancellation is newer
+ * than that one's start), or it is an update while the current one runs (an old subscription's update, such
+ * as its cancellation being scheduled, does not take the account off the one it pays for now).
  */
 export function decideSubscriptionEvent(account: AccountRow, event: SubscriptionEvent, now: Date, history: AccountEventHistory): SubscriptionDecision {
   const isPlanEvent = PLAN_EVENTS.includes(event.type);
   if (!isPlanEvent && !END_EVENTS.includes(event.type)) return { outcome: "unknown_event", update: null };
   const olderThan = (at: string | null) => event.occurredAt !== null && at !== null && event.occurredAt < at;
   if (olderThan(history.own.latestEventAt)) return { outcome: "out_of_order", update: null };
-  if (isPlanEvent && (event.subscriptionId ?? account.subscription_id) !== account.subscription_id) {
-    // Its reactivation is told from a late retry only by a time after its end.
-    const reactivated = history.own.endedAt !== null && event.occurredAt !== null && event.occurredAt > history.own.endedAt;
-    if (history.own.ended && !reactivated) return { outcome: "ended_subscription", update: null };
-    // Set before the current one's plan was (last) set: the account moved on from it since, ended or not.
-    if (olderThan(history.current.latestPlanAt)) return { outcome: "out_of_order", update: null };
+  if (!isPlanEvent) return endSubscription(account, event, now);
+  const current = (event.subscriptionId ?? account.subscription_id) === account.subscription_id;
+  if (history.own.ended) {
+    const { endedAt } = history.own;
+    const datedAfterEnd = event.occurredAt !== null && endedAt !== null && event.occurredAt > endedAt;
+    const untimed = event.occurredAt === null || endedAt === null;
+    const revives = !INACTIVE_STATUSES.includes(event.status ?? "") && (datedAfterEnd || (current && untimed));
+    if (!revives) return { outcome: "ended_subscription", update: null };
   }
-  return isPlanEvent ? setPlan(account, event, now) : endSubscription(account, event, now);
+  if (!current) {
+    if (olderThan(history.current.latestStartAt)) return { outcome: "out_of_order", update: null };
+    if (!STARTING_EVENTS.includes(event.type) && !history.current.ended && account.subscription_id !== null) {
+      return { outcome: "other_subscription", update: null };
+    }
+  }
+  return setPlan(account, event, now);
 }

@@ -5,7 +5,7 @@ import { writeTx } from "../store/db.ts";
 import { findAccountByEmail, findAccountById, type AccountRow } from "../store/accounts.ts";
 import { findAccountByCustomerId, updateAccountPlan } from "../store/account-plans.ts";
 import { accountEventHistory, recordWebhookEvent, webhookEventSeen } from "../store/webhook-events.ts";
-import { decideSubscriptionEvent, END_OUTCOMES, SUBSCRIPTION_OUTCOMES, type SubscriptionEvent, type SubscriptionOutcome } from "./subscriptions.ts";
+import { decideSubscriptionEvent, END_OUTCOMES, STARTING_EVENTS, SUBSCRIPTION_OUTCOMES, type SubscriptionEvent, type SubscriptionOutcome } from "./subscriptions.ts";
 
 export interface PaymentWebhookDelivery {
   /** The webhook-id header. */
@@ -36,7 +36,7 @@ function findEventAccount(db: Db, delivery: PaymentWebhookDelivery): AccountRow 
 /** What is known of the event's subscription (its own id, else the account's current one) and of the current one. */
 function eventHistory(db: Db, account: AccountRow, event: SubscriptionEvent) {
   const subscriptions = { own: event.subscriptionId ?? account.subscription_id, current: account.subscription_id };
-  return accountEventHistory(db, account.id, subscriptions, { counted: SUBSCRIPTION_OUTCOMES, ending: END_OUTCOMES });
+  return accountEventHistory(db, account.id, subscriptions, { counted: SUBSCRIPTION_OUTCOMES, ending: END_OUTCOMES, starting: STARTING_EVENTS });
 }
 
 export function receivePaymentWebhook(db: Db, delivery: PaymentWebhookDelivery, now: Date): WebhookResult {

@@ -18,8 +18,8 @@ export interface WebhookEventRecord {
 export interface SubscriptionHistory {
   /** The latest event time among them (ISO instants in UTC compare as text). */
   latestEventAt: string | null;
-  /** The latest time among those that set its plan (its ends left out). */
-  latestPlanAt: string | null;
+  /** The latest time among those that started it (created, active): when the account last moved to it. */
+  latestStartAt: string | null;
   /** Whether the last of them ended the subscription (a plan event after an end reopens it). */
   ended: boolean;
   /** That end's time, when it ended and the end had one. */
@@ -34,10 +34,11 @@ export interface AccountEventHistory {
   current: SubscriptionHistory;
 }
 
-/** Which recorded events count: those whose outcome tells their subscription's state, and those that end it. */
+/** Which recorded events count: those whose outcome tells their subscription's state; of them, those that end it, and the event types that start it. */
 export interface OutcomeKinds {
   counted: readonly string[];
   ending: readonly string[];
+  starting: readonly string[];
 }
 
 function subscriptionHistory(db: Db, accountId: string, subscriptionId: string | null, outcomes: OutcomeKinds): SubscriptionHistory {
@@ -46,17 +47,18 @@ function subscriptionHistory(db: Db, accountId: string, subscriptionId: string |
   // Events are decided in the order they are recorded, so the last one recorded (rowid) says whether it has ended.
   const where = `account_id = ? AND subscription_id IS ? AND outcome IN (${counted})`;
   const args = [accountId, subscriptionId, ...outcomes.counted];
+  const starting = outcomes.starting.map(() => "?").join(", ");
   const ending = outcomes.ending.map(() => "?").join(", ");
   const latest = db
-    .query<{ at: string | null; plan_at: string | null }, (string | null)[]>(
-      `SELECT MAX(event_at) AS at, MAX(CASE WHEN outcome NOT IN (${ending}) THEN event_at END) AS plan_at FROM webhook_events WHERE ${where}`,
+    .query<{ at: string | null; start_at: string | null }, (string | null)[]>(
+      `SELECT MAX(event_at) AS at, MAX(CASE WHEN event_type IN (${starting}) AND outcome NOT IN (${ending}) THEN event_at END) AS start_at FROM webhook_events WHERE ${where}`,
     )
-    .get(...outcomes.ending, ...args)!;
+    .get(...outcomes.starting, ...outcomes.ending, ...args)!;
   const last = db
     .query<{ outcome: string; event_at: string | null }, (string | null)[]>(`SELECT outcome, event_at FROM webhook_events WHERE ${where} ORDER BY rowid DESC LIMIT 1`)
     .get(...args);
   const ended = last !== null && outcomes.ending.includes(last.outcome);
-  return { latestEventAt: latest.at, latestPlanAt: latest.plan_at, ended, endedAt: ended ? last.event_at : null };
+  return { latestEventAt: latest.at, latestStartAt: latest.start_at, ended, endedAt: ended ? last.event_at : null };
 }
 
 export function accountEventHistory(

@@ -322,6 +322,40 @@ describe("subscription events", () => {
     expect((await accountOf(account)).plan).toBe("business");
   });
 
+  test("with two subscriptions, the old one's update, cancellation or post-end update never takes the account off the new one, in any arrival order", async () => {
+    const permutations = <T,>(items: T[]): T[][] =>
+      items.length <= 1 ? [items] : items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+    const at = (seconds: number) => new Date(Date.UTC(2026, 11, 7, 10, 0, 0) + seconds * 1000).toISOString();
+    type Spec = [event: string, sub: string, seconds: number, data?: Record<string, unknown>];
+    const scenarios: Spec[][] = [
+      // Its cancellation scheduled (an update), then done, in the same second.
+      [["subscription.created", "sub_A", 1], ["subscription.created", "sub_B", 3, { product_id: "prod_scale" }], ["subscription.updated", "sub_A", 4], ["subscription.canceled", "sub_A", 4]],
+      // Ended, then revoked, then an update saying so.
+      [["subscription.created", "sub_A", 1], ["subscription.created", "sub_B", 3, { product_id: "prod_scale" }], ["subscription.canceled", "sub_A", 4], ["subscription.revoked", "sub_A", 9], ["subscription.updated", "sub_A", 9.2, { status: "canceled" }]],
+    ];
+    for (const scenario of scenarios) {
+      const finals = new Set<string>();
+      for (const order of permutations(scenario)) {
+        const account = await signup(server);
+        for (const [name, sub, seconds, data] of order) await deliver({ ...subscription(name, account, { subscription_id: sub, ...data }), timestamp: at(seconds) });
+        const row = server.server.ctx.db.query("SELECT plan, subscription_id FROM accounts WHERE id = ?").get(account.id) as { plan: string; subscription_id: string };
+        finals.add(`${row.plan} on ${row.subscription_id}`);
+      }
+      expect([...finals]).toEqual(["scale on sub_B"]);
+    }
+  });
+
+  test("a cancelled subscription is not revived by an update of the same second, nor by one saying it is canceled", async () => {
+    for (const [update, order] of [[{ timestamp: "2026-12-07T10:00:04Z" }, "cancel first"], [{ timestamp: "2026-12-07T10:00:09Z", status: "canceled" }, "later, status canceled"]] as const) {
+      const account = await signup(server);
+      const event = (name: string, timestamp: string, data: Record<string, unknown> = {}) => ({ ...subscription(name, account, { subscription_id: "sub_S", ...data }), timestamp });
+      await deliver(event("subscription.created", "2026-12-07T10:00:01Z"));
+      await deliver(event("subscription.canceled", "2026-12-07T10:00:04Z"));
+      const outcome = outcomeOf((await deliver(event("subscription.updated", update.timestamp, "status" in update ? { status: update.status } : {}))).id);
+      expect({ order, outcome, plan: (await accountOf(account)).plan }).toEqual({ order, outcome: "ended_subscription", plan: "trial" });
+    }
+  });
+
   test("events recorded before their subscription and time had columns (an upgraded data dir) still order late deliveries", async () => {
     const db = server.server.ctx.db;
     const asBeforeMigration33 = (ids: string[]) => {
