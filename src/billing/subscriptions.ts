@@ -50,7 +50,7 @@ export const END_OUTCOMES: readonly SubscriptionOutcome[] = ["subscription_ended
 export const PLAN_EVENTS = ["subscription.created", "subscription.active", "subscription.updated"];
 /** Those that start a subscription; an update of one the account does not hold does not move it there while its own runs. */
 export const STARTING_EVENTS = ["subscription.created", "subscription.active"];
-/** data.status values of a subscription that is over or never began (Stripe's and Polar's names): such an event revives nothing. */
+/** data.status values of a subscription that is over or never began (Stripe's and Polar's names): such a plan event ends it. */
 const INACTIVE_STATUSES = ["canceled", "cancelled", "revoked", "ended", "incomplete_expired", "unpaid"];
 /** Events that return the account to the trial plan's allowances, with the trial over. */
 export const END_EVENTS = ["subscription.canceled", "subscription.cancelled", "subscription.revoked"];
@@ -122,10 +122,11 @@ function endSubscription(account: AccountRow, event: SubscriptionEvent, now: Dat
  * ending a subscription the account had left) changes nothing (a late 'updated' would undo a newer change, or
  * revive a cancelled plan and restart its period). Events without a time apply in delivery order.
  *
- * An ended subscription comes back only by a plan event that does not say it is over (data.status) and is
- * dated after its end: a provider's reactivation. For the account's current subscription an untimed one
- * reopens it too (the issue sets the plan on every plan event); for another, an untimed one cannot be told
- * from a late retry and is ignored.
+ * A plan event whose data.status says the subscription is over (canceled, revoked…) is taken as its end.
+ * An ended subscription comes back only by a plan event dated after its end: a provider's reactivation. For
+ * the account's current subscription one that it cannot be dated against (it or the end untimed) reopens it
+ * too, in delivery order (the issue sets the plan on every plan event); for another, such an event cannot be
+ * told from a late retry and is ignored.
  *
  * A plan event for another subscription than the account's current one moves the account to it unless it is
  * older than the current one's latest start (created, active), ended or not (a retry from before the account
@@ -134,8 +135,9 @@ function endSubscription(account: AccountRow, event: SubscriptionEvent, now: Dat
  * as its cancellation being scheduled, does not take the account off the one it pays for now).
  */
 export function decideSubscriptionEvent(account: AccountRow, event: SubscriptionEvent, now: Date, history: AccountEventHistory): SubscriptionDecision {
-  const isPlanEvent = PLAN_EVENTS.includes(event.type);
-  if (!isPlanEvent && !END_EVENTS.includes(event.type)) return { outcome: "unknown_event", update: null };
+  if (!PLAN_EVENTS.includes(event.type) && !END_EVENTS.includes(event.type)) return { outcome: "unknown_event", update: null };
+  // A plan event whose data.status says the subscription is over (an update sent with its cancellation) ends it.
+  const isPlanEvent = PLAN_EVENTS.includes(event.type) && !INACTIVE_STATUSES.includes(event.status ?? "");
   const olderThan = (at: string | null) => event.occurredAt !== null && at !== null && event.occurredAt < at;
   if (olderThan(history.own.latestEventAt)) return { outcome: "out_of_order", update: null };
   if (!isPlanEvent) return endSubscription(account, event, now);
@@ -143,9 +145,9 @@ export function decideSubscriptionEvent(account: AccountRow, event: Subscription
   if (history.own.ended) {
     const { endedAt } = history.own;
     const datedAfterEnd = event.occurredAt !== null && endedAt !== null && event.occurredAt > endedAt;
+    // Without both times, delivery order decides, as for any untimed event: only for the current subscription.
     const untimed = event.occurredAt === null || endedAt === null;
-    const revives = !INACTIVE_STATUSES.includes(event.status ?? "") && (datedAfterEnd || (current && untimed));
-    if (!revives) return { outcome: "ended_subscription", update: null };
+    if (!(datedAfterEnd || (current && untimed))) return { outcome: "ended_subscription", update: null };
   }
   if (!current) {
     if (olderThan(history.current.latestStartAt)) return { outcome: "out_of_order", update: null };
