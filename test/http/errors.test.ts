@@ -1,5 +1,5 @@
 // The error envelope for everything that can go wrong at the HTTP edge, and the request id header.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { connect } from "node:net";
 import { signup, startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
 import { join } from "node:path";
@@ -368,6 +368,7 @@ describe("a full disk", () => {
 
   test.if(canMountSmallDisk)("a document the disk has no room to start stays queued, the server answering meanwhile, and is processed once there is room; so is the one it cut short", async () => {
     const full = await onSmallDisk({ QUARRY_WORKERS: "1" });
+    const errors = spyOn(console, "error");
     try {
       const first = await full.add("long.txt", 12_000);
       const queued = await full.add("short.txt", 3);
@@ -380,7 +381,12 @@ describe("a full disk", () => {
       expect((await full.settled(queued)).status).toBe("ready");
       // The first one, whose failure could not be written either, does not keep its processing status.
       expect(["ready", "failed"]).toContain((await full.settled(first, 30_000)).status);
+      // The request log, failing at every flush while the disk was full, said so once, and once that it wrote again.
+      await full.own.server.ctx.requestLog.flushPending();
+      const said = (start: string) => errors.mock.calls.filter(([line]) => String(line).startsWith(start)).length;
+      expect([said("request log: could not write"), said("request log: written again")]).toEqual([1, 1]);
     } finally {
+      errors.mockRestore();
       await full.close();
     }
   });
