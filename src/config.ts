@@ -58,7 +58,7 @@ const OPTIONS = {
   rerankTimeoutMs: { env: "QUARRY_RERANK_TIMEOUT_MS", flag: "--rerank-timeout-ms", help: "reranker deadline in ms", value: "2000" },
   workers: { env: "QUARRY_WORKERS", flag: "--workers", help: "ingestion workers, 1-64 (one per CPU core)" },
   limits: { env: "QUARRY_LIMITS", flag: "--limits", help: "on or off: plan allowances and per-account rates", value: "on" },
-  parseMemoryMb: { env: "QUARRY_PARSE_MEMORY_MB", flag: "--parse-memory-mb", help: "MB one document's parser may use (at least 128)", value: String(DEFAULT_PARSE_MEMORY_MB) },
+  parseMemoryMb: { env: "QUARRY_PARSE_MEMORY_MB", flag: "--parse-memory-mb", help: `MB one document's parser may use (at least ${MIN_PARSE_MEMORY_MB})`, value: String(DEFAULT_PARSE_MEMORY_MB) },
   trustProxy: { env: "QUARRY_TRUST_PROXY", flag: "--trust-proxy", help: "on behind a proxy: client IPs from X-Forwarded-For", value: "off" },
   indexMemoryMb: { env: "QUARRY_INDEX_MEMORY_MB", flag: "--index-memory-mb", help: "MB budget of the search indexes", value: "512" },
   segmentMinChanges: { env: "QUARRY_SEGMENT_MIN_CHANGES", flag: "--segment-min-changes", help: "changes that make a new index segment", value: "2000" },

@@ -51,7 +51,7 @@ export const PLAN_EVENTS = ["subscription.created", "subscription.active", "subs
 /** Those that start a subscription; an update of one the account does not hold does not move it there while its own runs. */
 export const STARTING_EVENTS = ["subscription.created", "subscription.active"];
 /** data.status values of a subscription that is over or never began (Stripe's and Polar's names): such a plan event ends it. */
-const INACTIVE_STATUSES = ["canceled", "cancelled", "revoked", "ended", "incomplete_expired", "unpaid"];
+export const INACTIVE_STATUSES = ["canceled", "cancelled", "revoked", "ended", "incomplete_expired", "unpaid"];
 /** Events that return the account to the trial plan's allowances, with the trial over. */
 export const END_EVENTS = ["subscription.canceled", "subscription.cancelled", "subscription.revoked"];
 
@@ -135,9 +135,10 @@ function endSubscription(account: AccountRow, event: SubscriptionEvent, now: Dat
  * as its cancellation being scheduled, does not take the account off the one it pays for now).
  */
 export function decideSubscriptionEvent(account: AccountRow, event: SubscriptionEvent, now: Date, history: AccountEventHistory): SubscriptionDecision {
-  if (!PLAN_EVENTS.includes(event.type) && !END_EVENTS.includes(event.type)) return { outcome: "unknown_event", update: null };
+  const planType = PLAN_EVENTS.includes(event.type);
+  if (!planType && !END_EVENTS.includes(event.type)) return { outcome: "unknown_event", update: null };
   // A plan event whose data.status says the subscription is over (an update sent with its cancellation) ends it.
-  const isPlanEvent = PLAN_EVENTS.includes(event.type) && !INACTIVE_STATUSES.includes(event.status ?? "");
+  const isPlanEvent = planType && !INACTIVE_STATUSES.includes(event.status ?? "");
   const olderThan = (at: string | null) => event.occurredAt !== null && at !== null && event.occurredAt < at;
   if (olderThan(history.own.latestEventAt)) return { outcome: "out_of_order", update: null };
   if (!isPlanEvent) return endSubscription(account, event, now);

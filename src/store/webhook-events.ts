@@ -34,30 +34,30 @@ export interface AccountEventHistory {
   current: SubscriptionHistory;
 }
 
-/** Which recorded events count: those whose outcome tells their subscription's state; of them, those that end it, and the event types that start it. */
-export interface OutcomeKinds {
+/** Which recorded events say what: outcomes that tell their subscription's state, those of them that end it, and the event types that start it. */
+export interface EventKinds {
   counted: readonly string[];
   ending: readonly string[];
   starting: readonly string[];
 }
 
-function subscriptionHistory(db: Db, accountId: string, subscriptionId: string | null, outcomes: OutcomeKinds): SubscriptionHistory {
-  const counted = outcomes.counted.map(() => "?").join(", ");
+function subscriptionHistory(db: Db, accountId: string, subscriptionId: string | null, kinds: EventKinds): SubscriptionHistory {
+  const counted = kinds.counted.map(() => "?").join(", ");
   // IS rather than =: events recorded while the account had no subscription id are a subscription of their own.
   // Events are decided in the order they are recorded, so the last one recorded (rowid) says whether it has ended.
   const where = `account_id = ? AND subscription_id IS ? AND outcome IN (${counted})`;
-  const args = [accountId, subscriptionId, ...outcomes.counted];
-  const starting = outcomes.starting.map(() => "?").join(", ");
-  const ending = outcomes.ending.map(() => "?").join(", ");
+  const args = [accountId, subscriptionId, ...kinds.counted];
+  const starting = kinds.starting.map(() => "?").join(", ");
+  const ending = kinds.ending.map(() => "?").join(", ");
   const latest = db
     .query<{ at: string | null; start_at: string | null }, (string | null)[]>(
       `SELECT MAX(event_at) AS at, MAX(CASE WHEN event_type IN (${starting}) AND outcome NOT IN (${ending}) THEN event_at END) AS start_at FROM webhook_events WHERE ${where}`,
     )
-    .get(...outcomes.starting, ...outcomes.ending, ...args)!;
+    .get(...kinds.starting, ...kinds.ending, ...args)!;
   const last = db
     .query<{ outcome: string; event_at: string | null }, (string | null)[]>(`SELECT outcome, event_at FROM webhook_events WHERE ${where} ORDER BY rowid DESC LIMIT 1`)
     .get(...args);
-  const ended = last !== null && outcomes.ending.includes(last.outcome);
+  const ended = last !== null && kinds.ending.includes(last.outcome);
   return { latestEventAt: latest.at, latestStartAt: latest.start_at, ended, endedAt: ended ? last.event_at : null };
 }
 
@@ -65,10 +65,10 @@ export function accountEventHistory(
   db: Db,
   accountId: string,
   subscriptionIds: { own: string | null; current: string | null },
-  outcomes: OutcomeKinds,
+  kinds: EventKinds,
 ): AccountEventHistory {
-  const own = subscriptionHistory(db, accountId, subscriptionIds.own, outcomes);
-  const current = subscriptionIds.current === subscriptionIds.own ? own : subscriptionHistory(db, accountId, subscriptionIds.current, outcomes);
+  const own = subscriptionHistory(db, accountId, subscriptionIds.own, kinds);
+  const current = subscriptionIds.current === subscriptionIds.own ? own : subscriptionHistory(db, accountId, subscriptionIds.current, kinds);
   return { own, current };
 }
 

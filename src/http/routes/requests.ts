@@ -7,6 +7,7 @@ import { PaginationQuery, wholeNumberParam, dataOf, errorResponses, pageOf, pref
 import { getRequestLogEntry, listRequestLog } from "../../store/requests.ts";
 import { REQUEST_LOG_RETENTION_DAYS, requestLogKeptSince } from "../../store/request-log-writer.ts";
 import { isoInstant, utcIso } from "../../iso-time.ts";
+import { validationMessage } from "../zod-messages.ts";
 
 const Summary = z.record(z.string(), z.unknown());
 
@@ -50,7 +51,7 @@ const ListQuery = PaginationQuery.extend({
     .describe(`HTTP method, one of ${HTTP_METHODS.join(", ")} (any case)`),
   status: z
     .enum(STATUS_CLASSES, {
-      error: (issue) => `must be one of ${STATUS_CLASSES.map((c) => `"${c}"`).join(", ")}${/^\d{3}$/.test(String(issue.input)) ? "; for one status code use status_code" : ""}`,
+      error: (issue) => `${validationMessage(issue)}${/^\d{3}$/.test(String(issue.input)) ? "; for one status code use status_code" : ""}`,
     })
     .optional()
     .describe("Status class: 2xx, 4xx or 5xx (the API sends no other); an exact code is status_code"),

@@ -10,7 +10,7 @@ import { parseWith } from "../validation.ts";
 import { validationError } from "../../errors.ts";
 import { WebhookVerifier } from "../../billing/webhook-signature.ts";
 import { receivePaymentWebhook } from "../../billing/webhook.ts";
-import { END_EVENTS, PLAN_EVENTS } from "../../billing/subscriptions.ts";
+import { END_EVENTS, INACTIVE_STATUSES, PLAN_EVENTS, STARTING_EVENTS } from "../../billing/subscriptions.ts";
 import { PLAN_BY_PRODUCT_ID } from "../../billing/plans.ts";
 import { isIsoDateTime, utcIso } from "../../iso-time.ts";
 
@@ -59,12 +59,12 @@ const DESCRIPTION = [
   "Deliveries may come in any order, so each subscription's events apply in the order of their timestamps: an event older than",
   "one already taken for its subscription (data.subscription_id, else the account's current one; taken: applied to the account, or an end",
   "event for a subscription the account had left) is ignored (recorded as out_of_order). Events without a timestamp apply in the order they arrive.",
-  "A plan event whose data.status is canceled, cancelled, revoked, ended, incomplete_expired or unpaid is taken as an end event.",
+  `A plan event whose data.status is ${INACTIVE_STATUSES.join(", ")} is taken as an end event.`,
   "An ended subscription comes back only by a plan event dated after its end (a reactivation; the plan is set and a new billing period",
   "starts); for the account's current subscription, one that cannot be dated against the end (it or the end has no timestamp) reopens it",
   "too, in delivery order. Any other plan event for an ended subscription is ignored (ended_subscription).",
   "A plan event for another subscription than the account's current one moves the account to it, unless it is older than the current",
-  "subscription's latest subscription.created or subscription.active, ended or not (out_of_order: the account moved on after it), or it is",
+  `subscription's latest ${STARTING_EVENTS.join(" or ")}, ended or not (out_of_order: the account moved on after it), or it is`,
   "a subscription.updated while the current subscription runs (other_subscription: an old subscription's update, such as its cancellation",
   "being scheduled, leaves the account on the one it pays for). So when a customer switches subscriptions, the new one applies whether its",
   "activation or the old one's later update or cancellation arrives first. The account holds one subscription at a time: if a customer",
