@@ -62,6 +62,14 @@ describe("parser memory limit", () => {
     expect((await server.request("GET", "/health")).status).toBe(200);
     expect((await keywordSearch(ws, "tomatoes")).map((r) => r.document_id)).toEqual([normal.body.data.id]);
   });
+
+  test("megabytes that are no PDF, named .pdf, fail as not a PDF rather than by going over the limit", async () => {
+    const ws = await workspace(server);
+    const junk = await upload(server, ws, new File([Buffer.alloc(8 * 1024 * 1024, "A")], "junk.pdf"));
+    expect(junk.status).toBe(202);
+    const failed = await waitForDocument(server, ws.account.apiKey, ws.kbId, junk.body.data.id);
+    expect([failed.status, failed.error_detail]).toEqual(["failed", "Not a valid PDF file"]);
+  });
 });
 
 describe("deleting a document that is being processed", () => {
