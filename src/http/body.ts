@@ -203,7 +203,10 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
     const bytes = await readBytes(request, maxBodyBytes(request));
     if (!(bytes instanceof Uint8Array)) return failure(bytes);
     if (bytes.length === 0) return null;
-    if (!isJson(contentType)) return failure(takesFile(request) ? notMultipart(contentType) : unsupportedContentType(contentType));
+    // No Content-Type at all is read as JSON, the wire format (Python's requests sends none with data=json.dumps(…));
+    // a type the client did name is taken at its word.
+    const file = takesFile(request);
+    if (!isJson(contentType) && (contentType !== "" || file)) return failure(file ? notMultipart(contentType) : unsupportedContentType(contentType));
     const text = jsonText(bytes);
     if (typeof text !== "string") return failure(text);
     const problem = jsonShapeProblem(text);

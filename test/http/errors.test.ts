@@ -59,6 +59,15 @@ describe("error envelope", () => {
     }
     const withCharset = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: '{"name":"x"}', headers: { "content-type": "Application/JSON; charset=utf-8" } });
     expect(withCharset.status).toBe(201);
+    // No Content-Type at all (Python's requests with data=json.dumps(...)): read as JSON, the wire format
+    const untyped = (path: string, body: string, token?: string) =>
+      fetch(`${server.url}${path}`, { method: "POST", headers: token ? { authorization: `Bearer ${token}` } : {}, body: new TextEncoder().encode(body) });
+    const noType = await untyped("/v1/knowledge-bases", '{"name":"untyped"}', account.apiKey);
+    expect([noType.status, (await noType.json()).data.name]).toEqual([201, "untyped"]);
+    const notJson = await untyped("/v1/knowledge-bases", "name=x", account.apiKey);
+    expect([notJson.status, (await notJson.json()).error.message]).toEqual([400, "Request body is not valid JSON"]);
+    const untypedSignup = await untyped("/auth/signup", JSON.stringify({ email: "untyped@example.com", password: "password123" }));
+    expect(untypedSignup.status).toBe(201);
     // JSON is UTF-8: Latin-1 bytes are refused, not stored as U+FFFD; a UTF-8 byte order mark is fine
     const latin1 = await fetch(`${server.url}/v1/knowledge-bases`, {
       method: "POST",
