@@ -372,3 +372,20 @@ describe("xlsx reader", () => {
     expect(chunks.some((chunk) => chunk.text.includes("__proto__: hive ledger; constructor: prototype"))).toBe(true);
   });
 });
+
+describe("Office files in the older container", () => {
+  test("a password-protected docx, pptx or xlsx says so; an Office 97-2003 file under a new extension is told to be saved as one", async () => {
+    // Office keeps a protected file's zip encrypted in the EncryptedPackage stream of a Compound File Binary container.
+    const container = XLSX.CFB.utils.cfb_new();
+    XLSX.CFB.utils.cfb_add(container, "/EncryptionInfo", Buffer.alloc(256, 1));
+    XLSX.CFB.utils.cfb_add(container, "/EncryptedPackage", Buffer.alloc(8192, 7));
+    const encrypted = new Uint8Array(XLSX.CFB.write(container, { type: "buffer" }));
+    for (const format of ["docx", "pptx", "xlsx"]) {
+      await expectFailed(new File([encrypted], `locked.${format}`), `${format.toUpperCase()} file is password-protected: save it without a password and upload it again`);
+    }
+    const workbook = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(workbook, XLSX.utils.aoa_to_sheet([["harbour", "tides"]]), "Sheet1");
+    const legacy = new Uint8Array(XLSX.write(workbook, { bookType: "xls", type: "buffer" }));
+    await expectFailed(new File([legacy], "old.xlsx"), "This is an Office 97-2003 file (.xls), not XLSX: save it as .xlsx and upload it again");
+  });
+});

@@ -1,12 +1,12 @@
 import { DomUtils, Parser } from "htmlparser2";
 import mammoth from "mammoth";
 import { htmlToSections } from "./html-sections.ts";
-import { elementsNamed, localNameOf, openPackage, readXmlPart } from "./ooxml-package.ts";
+import { elementsNamed, localNameOf, notValidMessage, openPackage, readXmlPart } from "./ooxml-package.ts";
 import { DOCX_CHARS_PER_PAGE, assertPageLimit } from "./page-limit.ts";
 import { cleanLine } from "./text-cleanup.ts";
 import { ParseError, type ParsedDocument, type ParsedSection } from "./types.ts";
 
-const INVALID = "Not a valid DOCX file";
+const INVALID = notValidMessage("DOCX");
 const DOCUMENT_PART = "word/document.xml";
 
 // Images are dropped: they carry no text and mammoth would otherwise inline them as base64.
@@ -19,7 +19,7 @@ const NOTE_BACK_LINK = /<a href="#[^"]*-ref-[^"]*">↑<\/a>/g;
 
 /** Word documents via mammoth's HTML, so Word's Heading 1–6 styles become section headings. */
 export async function parseDocx(data: Uint8Array): Promise<ParsedDocument> {
-  const zip = await openPackage(data, INVALID);
+  const zip = await openPackage(data, "DOCX");
   const documentPart = zip.file(DOCUMENT_PART);
   if (!documentPart) throw new ParseError(INVALID);
   let html: string;

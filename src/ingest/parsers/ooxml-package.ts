@@ -11,20 +11,45 @@ function isZip(data: Uint8Array): boolean {
   return data[0] === 0x50 && data[1] === 0x4b && data[2] === 0x03 && data[3] === 0x04;
 }
 
+export type OfficeFormat = "DOCX" | "PPTX" | "XLSX";
+
+export function notValidMessage(format: OfficeFormat): string {
+  return `Not a valid ${format} file`;
+}
+
+/** The Office 97-2003 extension of each format, whose files are Compound File Binary containers. */
+const LEGACY_EXTENSIONS: Record<OfficeFormat, string> = { DOCX: ".doc", PPTX: ".ppt", XLSX: ".xls" };
+const COMPOUND_FILE_SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+/** The stream a password-protected Office Open XML file keeps its encrypted zip in (MS-OFFCRYPTO), named in UTF-16. */
+const ENCRYPTED_PACKAGE = Buffer.from("EncryptedPackage", "utf16le");
+
+/**
+ * Why bytes that are no zip cannot be read: Word, Excel and PowerPoint save a password-protected file, and
+ * an Office 97-2003 one, as a Compound File Binary container, which is worth naming (both were "not valid").
+ */
+function notAPackage(data: Uint8Array, format: OfficeFormat): ParseError {
+  if (!COMPOUND_FILE_SIGNATURE.every((byte, i) => data[i] === byte)) return new ParseError(notValidMessage(format));
+  if (Buffer.from(data.buffer, data.byteOffset, data.byteLength).includes(ENCRYPTED_PACKAGE)) {
+    return new ParseError(`${format} file is password-protected: save it without a password and upload it again`);
+  }
+  const legacy = LEGACY_EXTENSIONS[format];
+  return new ParseError(`This is an Office 97-2003 file (${legacy}), not ${format}: save it as .${format.toLowerCase()} and upload it again`);
+}
+
 /**
  * Opens the package after checking that it stays within the decompression limits (a zip bomb
- * fails with a ParseError saying so); any other failure becomes a ParseError with
- * `invalidMessage`. Callers that hand the bytes to another reader (mammoth, SheetJS) must open
- * the package with this first.
+ * fails with a ParseError saying so); any other failure becomes a ParseError saying the file is
+ * not valid. Callers that hand the bytes to another reader (mammoth, SheetJS) must open the
+ * package with this first.
  */
-export async function openPackage(data: Uint8Array, invalidMessage: string): Promise<JSZip> {
-  if (!isZip(data)) throw new ParseError(invalidMessage);
+export async function openPackage(data: Uint8Array, format: OfficeFormat): Promise<JSZip> {
+  if (!isZip(data)) throw notAPackage(data, format);
   try {
     assertZipWithinLimits(data);
     return await JSZip.loadAsync(data);
   } catch (error) {
     if (error instanceof ParseError) throw error;
-    throw new ParseError(invalidMessage);
+    throw new ParseError(notValidMessage(format));
   }
 }
 

@@ -1,18 +1,18 @@
 import type { Element } from "domhandler";
 import { DomUtils } from "htmlparser2";
 import type JSZip from "jszip";
-import { elementsNamed, localNameOf, openPackage, readRelationships, readXmlPart, relationshipIdOf } from "./ooxml-package.ts";
+import { elementsNamed, localNameOf, notValidMessage, openPackage, readRelationships, readXmlPart, relationshipIdOf } from "./ooxml-package.ts";
 import { assertPageLimit } from "./page-limit.ts";
 import { SectionCollector } from "./section-collector.ts";
 import { cleanLine } from "./text-cleanup.ts";
 import { asParseError, ParseError, type ParsedDocument, type ParsedSection } from "./types.ts";
 
-const INVALID = "Not a valid PPTX file";
+const INVALID = notValidMessage("PPTX");
 const PRESENTATION = "ppt/presentation.xml";
 
 /** PowerPoint: one page per slide, title placeholder as heading, body text, then speaker notes. */
 export async function parsePptx(data: Uint8Array): Promise<ParsedDocument> {
-  const zip = await openPackage(data, INVALID);
+  const zip = await openPackage(data, "PPTX");
   try {
     return await readPresentation(zip);
   } catch (error) {

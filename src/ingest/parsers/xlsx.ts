@@ -1,17 +1,17 @@
 import * as XLSX from "@e965/xlsx";
-import { openPackage } from "./ooxml-package.ts";
+import { notValidMessage, openPackage } from "./ooxml-package.ts";
 import { assertPageLimit } from "./page-limit.ts";
 import { SectionCollector } from "./section-collector.ts";
 import { sheetRowsToLines } from "./table-rows.ts";
 import { ParseError, type ParsedDocument, type ParsedSection } from "./types.ts";
 
-const INVALID = "Not a valid XLSX file";
+const INVALID = notValidMessage("XLSX");
 
 /** Excel: one page per sheet, headed by the sheet name; rows as "Header: value; …" lines. */
 export async function parseXlsx(data: Uint8Array): Promise<ParsedDocument> {
   // SheetJS reads almost any bytes as some spreadsheet format (even plain text): only accept a zip,
   // and only one within the decompression limits (SheetJS inflates every part it reads in full).
-  await openPackage(data, INVALID);
+  await openPackage(data, "XLSX");
   let workbook: XLSX.WorkBook;
   try {
     workbook = XLSX.read(data, { type: "array", cellFormula: false, cellHTML: false, cellStyles: false });
