@@ -116,6 +116,23 @@ describe("damaged files", () => {
   });
 });
 
+describe("images are read by their content", () => {
+  test("a JPEG saved as .tiff and a two-page TIFF saved as .png are read as what they are", async () => {
+    const renamed = [
+      { from: "tugboat.jpeg", name: "tugboat.tiff", pages: 1, phrase: "harbour tugboat schedule" },
+      { from: "timetable.tiff", name: "timetable.png", pages: 2, phrase: "museum opening hours" },
+    ];
+    for (const { from, name, pages, phrase } of renamed) {
+      const res = await upload(server, ws, new File([await Bun.file(join(manifest.dir, from)).arrayBuffer()], name));
+      expect(res.status).toBe(202);
+      const doc = await waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id, 240_000);
+      expect({ name, status: doc.status, error: doc.error_detail, pages: doc.page_count }).toEqual({ name, status: "ready", error: null, pages });
+      const chunks = await allChunks(server, ws, doc.id);
+      expect({ name, found: chunks.some((chunk) => normalize(chunk.text).includes(phrase)) }).toEqual({ name, found: true });
+    }
+  });
+});
+
 describe("code keeps its indentation", () => {
   test("a Markdown fence and an HTML <pre> come back with their lines indented as written", async () => {
     const code = "def f(x):\n    if x:\n        return 1\n    return 0";

@@ -11,16 +11,30 @@ type Parser = (data: Uint8Array) => Promise<ParsedDocument>;
 // needs the type lists (the HTTP thread), and pdfjs, tesseract.js and the native canvas load only where
 // documents are actually parsed. Nothing here may import them statically (terminateOcr is ocr.ts's own:
 // re-exported here, it loaded tesseract.js and the canvas at every start, 0.1-1.3 s).
+/** TIFF's byte-order mark and 42, little- or big-endian. */
+function isTiff(data: Uint8Array): boolean {
+  const head = String.fromCharCode(...data.subarray(0, 4));
+  return head === "II*\0" || head === "MM\0*";
+}
+
+/**
+ * Images are read by their content, whatever image extension they came under (a JPEG saved as .tiff, a
+ * PNG as .jpg): PNG, JPEG and WebP by the canvas's decoder, which tells them apart itself, TIFF by utif2.
+ */
+function image(typeName: string): Parser {
+  return async (data) => (isTiff(data) ? (await import("./tiff.ts")).parseTiff(data) : (await import("./image.ts")).parseImage(data, typeName));
+}
+
 const PARSERS: Record<SupportedType, Parser> = {
   pdf: async (data) => (await import("./pdf.ts")).parsePdf(data),
   docx: async (data) => (await import("./docx.ts")).parseDocx(data),
   pptx: async (data) => (await import("./pptx.ts")).parsePptx(data),
   xlsx: async (data) => (await import("./xlsx.ts")).parseXlsx(data),
-  png: async (data) => (await import("./image.ts")).parseImage(data, "PNG"),
-  jpg: async (data) => (await import("./image.ts")).parseImage(data, "JPEG"),
-  jpeg: async (data) => (await import("./image.ts")).parseImage(data, "JPEG"),
-  webp: async (data) => (await import("./image.ts")).parseImage(data, "WEBP"),
-  tiff: async (data) => (await import("./tiff.ts")).parseTiff(data),
+  png: image("PNG"),
+  jpg: image("JPEG"),
+  jpeg: image("JPEG"),
+  webp: image("WEBP"),
+  tiff: image("TIFF"),
   txt: async (data) => (await import("./txt.ts")).parseTxt(data),
   md: async (data) => (await import("./markdown.ts")).parseMarkdown(data),
   html: async (data) => (await import("./html.ts")).parseHtml(data),
