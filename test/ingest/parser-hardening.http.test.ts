@@ -387,5 +387,14 @@ describe("Office files in the older container", () => {
     XLSX.utils.book_append_sheet(workbook, XLSX.utils.aoa_to_sheet([["harbour", "tides"]]), "Sheet1");
     const legacy = new Uint8Array(XLSX.write(workbook, { bookType: "xls", type: "buffer" }));
     await expectFailed(new File([legacy], "old.xlsx"), "This is an Office 97-2003 file (.xls), not XLSX: save it as .xlsx and upload it again");
+    // Named by its own streams, not by the extension it came under, nor by words in its text.
+    await expectFailed(new File([legacy], "old.docx"), "This is an Office 97-2003 file (.xls), not DOCX: save it as .xlsx and upload it again");
+    const word = XLSX.CFB.utils.cfb_new();
+    XLSX.CFB.utils.cfb_add(word, "/WordDocument", Buffer.from("notes on the EncryptedPackage stream", "utf16le"));
+    const doc = new Uint8Array(XLSX.CFB.write(word, { type: "buffer" }));
+    await expectFailed(new File([doc], "notes.docx"), "This is an Office 97-2003 file (.doc), not DOCX: save it as .docx and upload it again");
+    const other = XLSX.CFB.utils.cfb_new();
+    XLSX.CFB.utils.cfb_add(other, "/__substg1.0_0037001F", Buffer.from("an Outlook message", "utf16le"));
+    await expectFailed(new File([new Uint8Array(XLSX.CFB.write(other, { type: "buffer" }))], "mail.pptx"), "Not a valid PPTX file");
   });
 });

@@ -17,23 +17,38 @@ export function notValidMessage(format: OfficeFormat): string {
   return `Not a valid ${format} file`;
 }
 
-/** The Office 97-2003 extension of each format, whose files are Compound File Binary containers. */
-const LEGACY_EXTENSIONS: Record<OfficeFormat, string> = { DOCX: ".doc", PPTX: ".ppt", XLSX: ".xls" };
 const COMPOUND_FILE_SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
-/** The stream a password-protected Office Open XML file keeps its encrypted zip in (MS-OFFCRYPTO), named in UTF-16. */
-const ENCRYPTED_PACKAGE = Buffer.from("EncryptedPackage", "utf16le");
+/** The stream a password-protected Office Open XML file keeps its encrypted zip in (MS-OFFCRYPTO). */
+const ENCRYPTED_PACKAGE = "EncryptedPackage";
+/** An Office 97-2003 file's main stream: the old extension, and the format to save it as. */
+const LEGACY_STREAMS: [stream: string, extension: string, current: OfficeFormat][] = [
+  ["WordDocument", ".doc", "DOCX"],
+  ["Workbook", ".xls", "XLSX"],
+  ["Book", ".xls", "XLSX"],
+  ["PowerPoint Document", ".ppt", "PPTX"],
+];
 
 /**
- * Why bytes that are no zip cannot be read: Word, Excel and PowerPoint save a password-protected file, and
- * an Office 97-2003 one, as a Compound File Binary container, which is worth naming (both were "not valid").
+ * Why bytes that are no zip cannot be read. Word, Excel and PowerPoint save a password-protected file, and
+ * an Office 97-2003 one, as a Compound File Binary container, whose streams say which (both had been "not
+ * valid"); SheetJS reads the container's directory.
  */
-function notAPackage(data: Uint8Array, format: OfficeFormat): ParseError {
-  if (!COMPOUND_FILE_SIGNATURE.every((byte, i) => data[i] === byte)) return new ParseError(notValidMessage(format));
-  if (Buffer.from(data.buffer, data.byteOffset, data.byteLength).includes(ENCRYPTED_PACKAGE)) {
-    return new ParseError(`${format} file is password-protected: save it without a password and upload it again`);
+async function notAPackage(data: Uint8Array, format: OfficeFormat): Promise<ParseError> {
+  const invalid = new ParseError(notValidMessage(format));
+  if (!COMPOUND_FILE_SIGNATURE.every((byte, i) => data[i] === byte)) return invalid;
+  let streams: Set<string>;
+  try {
+    const { CFB } = await import("@e965/xlsx");
+    const container = CFB.read(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { type: "buffer" });
+    streams = new Set(container.FileIndex.map((entry: { name: string }) => entry.name));
+  } catch {
+    return invalid;
   }
-  const legacy = LEGACY_EXTENSIONS[format];
-  return new ParseError(`This is an Office 97-2003 file (${legacy}), not ${format}: save it as .${format.toLowerCase()} and upload it again`);
+  if (streams.has(ENCRYPTED_PACKAGE)) return new ParseError(`${format} file is password-protected: save it without a password and upload it again`);
+  const legacy = LEGACY_STREAMS.find(([stream]) => streams.has(stream));
+  if (!legacy) return invalid;
+  const [, extension, current] = legacy;
+  return new ParseError(`This is an Office 97-2003 file (${extension}), not ${format}: save it as .${current.toLowerCase()} and upload it again`);
 }
 
 /**
@@ -43,7 +58,7 @@ function notAPackage(data: Uint8Array, format: OfficeFormat): ParseError {
  * package with this first.
  */
 export async function openPackage(data: Uint8Array, format: OfficeFormat): Promise<JSZip> {
-  if (!isZip(data)) throw notAPackage(data, format);
+  if (!isZip(data)) throw await notAPackage(data, format);
   try {
     assertZipWithinLimits(data);
     return await JSZip.loadAsync(data);
