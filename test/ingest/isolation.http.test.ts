@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { PipelineReport } from "../../src/ingest/pipeline.ts";
 import { startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
+import { join } from "node:path";
+import { SHARED_SAMPLES_DIR } from "../fixtures.ts";
 import { addText, upload, workspace, type Workspace } from "./ingest-helpers.ts";
 
 /** Small enough that an 8 MB JSON file goes over it (its objects take ~20× their bytes), large enough for a text file. */
@@ -69,6 +71,11 @@ describe("parser memory limit", () => {
     expect(junk.status).toBe(202);
     const failed = await waitForDocument(server, ws.account.apiKey, ws.kbId, junk.body.data.id);
     expect([failed.status, failed.error_detail]).toEqual(["failed", "Not a valid PDF file"]);
+    // A real PDF behind a preamble longer than the 1024 bytes the format allows is still read, as pdfjs reads it.
+    const pdf = await Bun.file(join(SHARED_SAMPLES_DIR, "pdf", "sample_pdf_1.pdf")).arrayBuffer();
+    const wrapped = await upload(server, ws, new File([Buffer.alloc(4096, "A"), pdf], "wrapped.pdf"));
+    const read = await waitForDocument(server, ws.account.apiKey, ws.kbId, wrapped.body.data.id);
+    expect([read.status, read.page_count]).toEqual(["ready", 4]);
   });
 });
 

@@ -38,15 +38,15 @@ class CanvasFactory {
 }
 
 /**
- * Readers look for the "%PDF-" header within a file's first 1024 bytes (Acrobat does; PDF 2.0 allows
- * nothing before it). Without one the file is refused at once: pdfjs would tokenize the whole of it in
- * search of objects, and 30 MB of non-PDF bytes took over 960 MB of memory before it gave up.
+ * A file with no "%PDF-" header anywhere is refused at once: pdfjs would tokenize the whole of it in search
+ * of objects, and 30 MB of non-PDF bytes took over 960 MB of memory before it gave up. The header is looked
+ * for in the whole file, not only in the first 1024 bytes as the format has it: pdfjs reads PDFs behind a
+ * longer preamble (a print job's header), and so did Quarry.
  */
 const HEADER = Buffer.from("%PDF-");
-const HEADER_WITHIN = 1024;
 
 function hasPdfHeader(data: Uint8Array): boolean {
-  return Buffer.from(data.buffer, data.byteOffset, Math.min(data.byteLength, HEADER_WITHIN + HEADER.length)).includes(HEADER);
+  return Buffer.from(data.buffer, data.byteOffset, data.byteLength).includes(HEADER);
 }
 
 /** Opens a PDF; password-protected and unreadable files give a ParseError. */
