@@ -47,7 +47,7 @@ once there is one; usage starts from zero with each period (GET /v1/usage). Exce
   \`{resource:"trial", limit:${TRIAL_DAYS}, used:<whole days since signup>}\` until the account subscribes. Everything else (reads, listing, deleting) keeps working.
 An account whose subscription ends returns to the trial plan's allowances with the trial over. A plan change applies at once.
 
-**Page counts.** pdf: its pages; pptx: the slides the presentation lists; xlsx: its worksheets; png, jpg, jpeg, webp: 1; tiff: its frames;
+**Page counts.** pdf: its pages; pptx: the slides the presentation lists; xlsx: its worksheets; an image: 1, a TIFF its frames (images are read by their content, whichever image extension they came under);
 docx: counted from the content, as a .docx stores flowing text: explicit page breaks and section breaks (other than continuous ones)
 split the text, and each part counts one page per ${DOCX_CHARS_PER_PAGE} characters of text (as many as a text file is billed a page for in bytes),
 at least one; the page count Word records in the file counts instead when it is higher. A rich document of more than ${MAX_PAGES} pages ends \`failed\`;
