@@ -34,7 +34,7 @@ error_detail "Parsing used more than <N> MB of memory and was stopped" or "Parsi
 stopped", and no other document is affected. Deleting a document, or its knowledge base, while it is processed stops its
 processing at once; nothing of it is indexed.
 
-**Pagination.** Lists return \`{data, meta:{cursor, has_more}}\`; pass \`cursor\` to get the next page. Default page size 20, maximum 100. A cursor is valid only for the list that returned it: a malformed one, or one from another list (of another kind, or of another knowledge base, document or account), is a 400 VALIDATION_ERROR at \`query.cursor\`.
+**Pagination.** Lists return \`{data, meta:{cursor, has_more}}\`; pass \`cursor\` to get the next page. Default page size 20, maximum 100. A cursor is valid only for the list that returned it: a malformed one, or one from another list (of another kind, or of another knowledge base or account), is a 400 VALIDATION_ERROR at \`query.cursor\`. A document's chunks are the exception: their cursor is the chunk_index of the page's last chunk ("19"), which a client may also write.
 
 **Null in request bodies.** An optional field sent as null means the same as leaving it out: a new knowledge base's description
 and metadata, raw text's name and metadata, a search's filter, score_threshold and keyword_query. In PATCH /v1/knowledge-bases/{kb_id}

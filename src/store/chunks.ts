@@ -4,7 +4,7 @@
 import type { Db } from "./db.ts";
 import { newId } from "./ids.ts";
 import { parseJsonObject } from "./json.ts";
-import { decodeCursor, toPage, type Page } from "./pagination.ts";
+import { invalidCursor, toPage, type Page } from "./pagination.ts";
 import { getSetting, setSetting } from "./settings.ts";
 import { VECTOR_TABLE } from "./vectors.ts";
 
@@ -43,15 +43,19 @@ function toChunk(row: ChunkRow): Chunk {
   return { ...row, metadata: parseJsonObject(row.metadata) };
 }
 
-/** Ordered by chunk_index; the cursor is the last chunk_index seen. */
+/**
+ * Ordered by chunk_index; the cursor is the last chunk_index seen, written as it is ("9": the chunks after
+ * chunk_index 9), the spec's "cursor based on chunk_index". A client may write one itself.
+ */
 export function listChunks(db: Db, documentId: string, limit: number, cursor?: string): Page<Chunk> {
-  const after = cursor ? decodeCursor<number>(cursor, { kind: "chunks", owner: documentId }, "number") : -1;
+  if (cursor && !/^(0|[1-9][0-9]{0,14})$/.test(cursor)) throw invalidCursor();
+  const after = cursor ? Number(cursor) : -1;
   const rows = db
     .query<ChunkRow, [string, number, number]>(
       `SELECT ${COLUMNS} FROM chunks WHERE document_id = ? AND chunk_index > ? ORDER BY chunk_index LIMIT ?`,
     )
     .all(documentId, after, limit + 1);
-  return toPage(rows, limit, { kind: "chunks", owner: documentId }, (r) => r.chunk_index, toChunk);
+  return toPage(rows, limit, (r) => String(r.chunk_index), toChunk);
 }
 
 /**

@@ -3,7 +3,7 @@
 // document is never overwritten by a step that started before.
 import type { Db } from "./db.ts";
 import { parseJsonObject } from "./json.ts";
-import { decodeCursor, toPage, type Page } from "./pagination.ts";
+import { decodeCursor, listCursor, toPage, type Page } from "./pagination.ts";
 import { notFound } from "../errors.ts";
 
 export const DOCUMENT_STATUSES = ["pending", "parsing", "chunking", "embedding", "ready", "failed"] as const;
@@ -87,12 +87,12 @@ export function listDocuments(db: Db, kbId: string, options: DocumentListOptions
   }
   if (options.cursor) {
     where.push("id < ?");
-    params.push(decodeCursor<string>(options.cursor, { kind: "documents", owner: kbId }, "string"));
+    params.push(decodeCursor(options.cursor, { kind: "documents", owner: kbId }));
   }
   const rows = db
     .query<DocumentRow, (string | number)[]>(`SELECT * FROM documents WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ?`)
     .all(...params, options.limit + 1);
-  return toPage(rows, options.limit, { kind: "documents", owner: kbId }, (r) => r.id, toDocument);
+  return toPage(rows, options.limit, (r) => listCursor({ kind: "documents", owner: kbId }, r.id), toDocument);
 }
 
 export interface NewDocument {

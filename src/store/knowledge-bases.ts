@@ -4,7 +4,7 @@ import type { Db } from "./db.ts";
 import { writeTx } from "./db.ts";
 import { newId } from "./ids.ts";
 import { parseJsonObject } from "./json.ts";
-import { decodeCursor, toPage, type Page } from "./pagination.ts";
+import { decodeCursor, listCursor, toPage, type Page } from "./pagination.ts";
 import { notFound, usageLimitExceeded } from "../errors.ts";
 
 interface KnowledgeBaseRow {
@@ -97,7 +97,7 @@ export function getKnowledgeBase(db: Db, accountId: string, id: string): Knowled
 }
 
 export function listKnowledgeBases(db: Db, accountId: string, limit: number, cursor?: string): Page<KnowledgeBase> {
-  const after = cursor ? decodeCursor<string>(cursor, { kind: "knowledge_bases", owner: accountId }, "string") : null;
+  const after = cursor ? decodeCursor(cursor, { kind: "knowledge_bases", owner: accountId }) : null;
   const rows = after
     ? db.query<KnowledgeBaseRow, [string, string, number]>(
         `${SELECT} WHERE k.account_id = ? AND k.deleting = 0 AND k.id < ? ORDER BY k.id DESC LIMIT ?`,
@@ -106,7 +106,7 @@ export function listKnowledgeBases(db: Db, accountId: string, limit: number, cur
         accountId,
         limit + 1,
       );
-  return toPage(rows, limit, { kind: "knowledge_bases", owner: accountId }, (r) => r.id, toKnowledgeBase);
+  return toPage(rows, limit, (r) => listCursor({ kind: "knowledge_bases", owner: accountId }, r.id), toKnowledgeBase);
 }
 
 export interface KnowledgeBasePatch {

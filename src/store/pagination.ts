@@ -1,8 +1,9 @@
-// Keyset pagination. The cursor is opaque to clients (base64url of the list, its owner and the last key
-// seen), and because keys never move, pages stay stable while new rows are inserted. A cursor from another
+// Keyset pagination: because keys never move, pages stay stable while new rows are inserted. The cursor is
+// opaque to clients (base64url of the list, its owner and the last key seen), so a cursor from another
 // list, or from the same kind of list of another owner (another knowledge base's documents), is refused
-// like a malformed one, rather than read as a key it is not.
-import { invalid } from "../errors.ts";
+// like a malformed one, rather than read as a key it is not. A document's chunks are paged by their
+// chunk_index itself (chunks.ts), as the service spec has it.
+import { invalid, type QuarryError } from "../errors.ts";
 
 export interface Page<T> {
   data: T[];
@@ -14,37 +15,38 @@ export const MAX_PAGE_SIZE = 100;
 
 /** A paged list: its kind and whose it is (the account's knowledge bases, a knowledge base's documents …). */
 export interface PagedList {
-  kind: "knowledge_bases" | "documents" | "chunks" | "requests";
+  kind: "knowledge_bases" | "documents" | "requests";
   /** The id of the account, knowledge base or document the list belongs to. */
   owner: string;
 }
 
-function encodeCursor({ kind, owner }: PagedList, key: string | number): string {
+/** The cursor of a page of `list` whose last row has the key `key`. */
+export function listCursor({ kind, owner }: PagedList, key: string): string {
   return Buffer.from(JSON.stringify([kind, owner, key])).toString("base64url");
 }
 
-/** Number keys are positions (chunk_index): whole numbers from 0. */
-function isKey(key: unknown, type: "string" | "number"): boolean {
-  return type === "string" ? typeof key === "string" : Number.isSafeInteger(key) && (key as number) >= 0;
+/** Like the query parameters zod checks. */
+export function invalidCursor(): QuarryError {
+  return invalid(["query", "cursor"], "is not a valid cursor");
 }
 
-/** Decodes a cursor that toPage made for the same list, or throws a 400 naming the cursor. */
-export function decodeCursor<K extends string | number>(cursor: string, { kind, owner }: PagedList, type: "string" | "number"): K {
+/** Decodes a cursor that listCursor made for the same list, or throws a 400 naming the cursor. */
+export function decodeCursor(cursor: string, { kind, owner }: PagedList): string {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(value) && value.length === 3 && value[0] === kind && value[1] === owner && isKey(value[2], type)) return value[2] as K;
+    if (Array.isArray(value) && value.length === 3 && value[0] === kind && value[1] === owner && typeof value[2] === "string") return value[2];
   } catch {
     // fall through to the validation error
   }
-  throw invalid(["query", "cursor"], "is not a valid cursor"); // like the query parameters zod checks
+  throw invalidCursor();
 }
 
-/** Builds a page from rows fetched with limit + 1, the extra row telling whether there are more. */
-export function toPage<R, T>(rows: R[], limit: number, list: PagedList, keyOf: (row: R) => string | number, map: (row: R) => T): Page<T> {
+/** Builds a page from rows fetched with limit + 1, the extra row telling whether there are more; `cursorOf` its last row's cursor. */
+export function toPage<R, T>(rows: R[], limit: number, cursorOf: (row: R) => string, map: (row: R) => T): Page<T> {
   const hasMore = rows.length > limit;
   const pageRows = hasMore ? rows.slice(0, limit) : rows;
   return {
     data: pageRows.map(map),
-    meta: { cursor: hasMore ? encodeCursor(list, keyOf(pageRows[pageRows.length - 1])) : null, has_more: hasMore },
+    meta: { cursor: hasMore ? cursorOf(pageRows[pageRows.length - 1]) : null, has_more: hasMore },
   };
 }

@@ -2,7 +2,7 @@
 // RequestLogWriter, listed newest first per account.
 import type { Db } from "./db.ts";
 import { parseJsonObject } from "./json.ts";
-import { decodeCursor, toPage, type Page } from "./pagination.ts";
+import { decodeCursor, listCursor, toPage, type Page } from "./pagination.ts";
 import { invalid, notFound } from "../errors.ts";
 import type { AuthType } from "../accounts/service.ts";
 
@@ -104,7 +104,7 @@ export function listRequestLog(
   if (filter.from) add("created_at >= ?", filter.from);
   if (filter.to) add("created_at < ?", filter.to);
   if (cursor) {
-    const key = decodeCursor<string>(cursor, { kind: "requests", owner: accountId }, "string");
+    const key = decodeCursor(cursor, { kind: "requests", owner: accountId });
     const at = key.indexOf(CURSOR_SEPARATOR);
     if (at < 0) throw invalid(["query", "cursor"], "is not a valid cursor");
     add("(created_at, id) < (?, ?)", key.slice(0, at), key.slice(at + 1));
@@ -114,7 +114,7 @@ export function listRequestLog(
       `SELECT ${COLUMNS} FROM request_log WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
     )
     .all(...params, limit + 1);
-  return toPage(rows, limit, { kind: "requests", owner: accountId }, (r) => `${r.created_at}${CURSOR_SEPARATOR}${r.id}`, toEntry);
+  return toPage(rows, limit, (r) => listCursor({ kind: "requests", owner: accountId }, `${r.created_at}${CURSOR_SEPARATOR}${r.id}`), toEntry);
 }
 
 /** The entry, if it belongs to the account and dates from `keptSince` on; otherwise NOT_FOUND. */

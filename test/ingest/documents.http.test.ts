@@ -239,17 +239,20 @@ describe("GET /documents/{id}/chunks", () => {
       expect(page.body.meta.has_more).toBe(cursor !== null);
     } while (cursor);
     expect(seen).toEqual(Array.from({ length: doc.chunk_count }, (_, i) => i));
-    // a cursor belongs to its document's chunk list
+    // the cursor is the chunk_index of the page's last chunk ("based on chunk_index"), which a client may write itself
     const firstPage = await get(ws, `/${doc.id}/chunks?limit=2`);
-    const other = await waitForDocument(server, ws.account.apiKey, ws.kbId, (await addText(server, ws, { text: "Another document." })).body.data.id);
-    expectValidation(await get(ws, `/${other.id}/chunks?cursor=${firstPage.body.meta.cursor}`), ["query", "cursor"]);
+    expect(firstPage.body.meta).toEqual({ cursor: "1", has_more: true });
+    expect((await get(ws, `/${doc.id}/chunks?limit=2&cursor=2`)).body.data.map((c: any) => c.chunk_index)).toEqual([3, 4]);
     // an empty cursor is the first page, as in every list
     expect((await get(ws, `/${doc.id}/chunks?limit=2&cursor=`)).body).toEqual(firstPage.body);
-    // nor is a position no page ends at (a chunk_index is a whole number from 0)
-    for (const position of [-5, 2.5]) {
-      const forged = Buffer.from(JSON.stringify(["chunks", doc.id, position])).toString("base64url");
-      expectValidation(await get(ws, `/${doc.id}/chunks?cursor=${forged}`), ["query", "cursor"]);
+    // anything but a whole number from 0 is refused, another list's cursor too
+    await addText(server, ws, { text: "Another document." });
+    const documentsCursor = (await get(ws, "?limit=1")).body.meta.cursor;
+    expect(typeof documentsCursor).toBe("string");
+    for (const cursor of ["-5", "2.5", "01", "abc", documentsCursor, Buffer.from(JSON.stringify(["chunks", doc.id, 2])).toString("base64url")]) {
+      expectValidation(await get(ws, `/${doc.id}/chunks?cursor=${cursor}`), ["query", "cursor"]);
     }
+    expect((await get(ws, `/${doc.id}/chunks?cursor=${doc.chunk_count + 5}`)).body).toEqual({ data: [], meta: { cursor: null, has_more: false } });
     const all = await allChunks(server, ws, doc.id);
     expect(all.map((c) => c.text).join(" ")).toContain("Paragraph 119 describes");
   });

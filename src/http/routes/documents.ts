@@ -79,6 +79,13 @@ const PatchBody = z.object({ metadata: MetadataInput.describe(`Replaces the exis
 
 const ListQuery = PaginationQuery.extend({ status: z.enum(DOCUMENT_STATUSES).optional() });
 
+const ChunksQuery = PaginationQuery.extend({
+  cursor: z
+    .string()
+    .optional()
+    .describe("meta.cursor of the previous page: the chunk_index after which the page starts (a whole number from 0, which a client may also write); absent or empty: the first page; any other value is a 400"),
+});
+
 const KbParams = z.object({ kb_id: prefixedId("kb") });
 const DocParams = KbParams.extend({ doc_id: prefixedId("doc") });
 
@@ -255,12 +262,12 @@ export function documentRoutes(ctx: AppContext) {
       ({ params, query, principal }) => documents.chunks(principal.account, params.kb_id, params.doc_id, query.limit, query.cursor),
       {
         params: DocParams,
-        query: PaginationQuery,
+        query: ChunksQuery,
         response: { 200: pageOf(ChunkSchema) },
         detail: {
           operationId: "listChunks", summary: "List a document's chunks",
           description:
-            "Ordered by chunk_index ascending; the cursor is based on chunk_index. Page size 1–100, default 20. " +
+            "Ordered by chunk_index ascending. The cursor is the chunk_index of the page's last chunk, as a string (\"19\"): the next page starts after it. Page size 1–100, default 20. " +
             "start_page is null and end_page 1 for text-only documents (txt, md, html, htm, csv, tsv, json).",
           tags,
           responses: errorResponses(...V1_ERRORS, 404),
