@@ -4,7 +4,7 @@ import { invalid, validationError } from "../errors.ts";
 import { metadataIssues } from "../store/metadata-limits.ts";
 import { SUPPORTED_TYPES, isSupportedType, type SupportedType } from "./parsers/index.ts";
 import { characterCount } from "../characters.ts";
-import { decodeEncodedWords } from "./encoded-words.ts";
+import { decodeEncodedWords, decodePercentEscapes } from "./encoded-words.ts";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 export const MAX_NAME_LENGTH = 256;
@@ -32,10 +32,10 @@ export function documentName(raw: string, field: string, whenEmpty = "must not b
  * An uploaded file's name: browsers and tools may send a path ("C:\\Users\\me\\report.pdf"); the file name is
  * its last segment. Bun's form parser keeps a quoted string's escapes (Go's mime/multipart and curl before
  * 7.81 send quo"te.txt as "quo\\"te.txt"), undone here; .NET sends a name outside ASCII as RFC 2047 encoded
- * words, decoded here.
+ * words, aiohttp (and browsers, for a quote) percent-encoded, both decoded here.
  */
 function uploadName(raw: string): string {
-  const name = decodeEncodedWords(raw.replace(/\\(["\\])/g, "$1"));
+  const name = decodePercentEscapes(decodeEncodedWords(raw.replace(/\\(["\\])/g, "$1")));
   return documentName(name.split(/[\\/]/).pop()!, "file", "must contain a file name", "its name ");
 }
 

@@ -119,7 +119,7 @@ describe("POST /documents (upload)", () => {
     expect(spoof.body.data.name).toBe("reporttxt.exe.txt");
   });
 
-  test("a name sent as RFC 2047 encoded words (.NET's HttpClient, for a name outside ASCII) or with quoted-string escapes is decoded", async () => {
+  test("a name sent as RFC 2047 encoded words (.NET's HttpClient, for a name outside ASCII), percent-encoded or with quoted-string escapes is decoded", async () => {
     const ws = await workspace(server);
     const raw = (disposition: string) =>
       server.request("POST", ws.docs, {
@@ -138,6 +138,13 @@ describe("POST /documents (upload)", () => {
     // A quoted string's escapes, as Go's mime/multipart writes them: the quote is the name's, not a path separator.
     const quoted = await raw('form-data; name="file"; filename="say \\"hi\\".txt"');
     expect(quoted.body.data.name).toBe('say "hi".txt');
+    // Percent-encoded (RFC 7578 §4.2), as Python's aiohttp sends every name and browsers a quote; a "%" that
+    // starts no escape is the name's own.
+    const percent = [["my%20report%20%28final%29.md", "my report (final).md"], ["r%C3%A9sum%C3%A9.txt", "résumé.txt"], ["%22quoted%22.txt", '"quoted".txt'], ["100%.md", "100%.md"], ["50%off%2.txt", "50%off%2.txt"]];
+    for (const [sent, stored] of percent) {
+      const res = await raw(`form-data; name="file"; filename="${sent}"`);
+      expect([sent, res.status, res.body.data.name]).toEqual([sent, 202, stored]);
+    }
   });
 
   test("a name that is only an extension is stored under file.<extension>, never as a hidden file", async () => {

@@ -49,7 +49,9 @@ export const ChunkSchema = z.object({
   created_at: Timestamp,
 });
 
-const FILE_RULES = `Allowed extensions (case-insensitive): ${SUPPORTED_TYPES.join(", ")}; not empty and at most ${MAX_FILE_BYTES} bytes (50 MB).`;
+const FILE_RULES =
+  `Allowed extensions (case-insensitive): ${SUPPORTED_TYPES.join(", ")}; not empty and at most ${MAX_FILE_BYTES} bytes (50 MB). ` +
+  "The document's name is the part's filename without its directories; a name sent percent-encoded (RFC 7578) or as RFC 2047 encoded words is decoded.";
 
 const UploadBody = z.object(
   {
