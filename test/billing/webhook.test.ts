@@ -111,9 +111,9 @@ describe("signature verification", () => {
     }
   });
 
-  test("the event's timestamp is an ISO 8601 date-time when present (spec 6.1): anything else is 400 at its path", async () => {
+  test("the event's timestamp is an ISO 8601 date-time (spec 6.1) or Unix time when present: anything else is 400 at its path", async () => {
     const account = await signup(server);
-    const malformed = ["abc", "2026-11-26", "2026-13-01T12:00:00Z", "2026-11-26T25:00:00Z", "2026-11-26T12:00:61Z", "2026-11-26T12:00:00+99:99", "2026-11-26T12:00:00 UTC", 12345];
+    const malformed = ["abc", "2026-11-26", "2026-13-01T12:00:00Z", "2026-11-26T25:00:00Z", "2026-11-26T12:00:61Z", "2026-11-26T12:00:00+99:99", "2026-11-26T12:00:00 UTC", -5, 9e15, true];
     for (const timestamp of malformed) {
       const res = await deliver(JSON.stringify({ ...subscription("subscription.active", account), timestamp }));
       expect(res.status).toBe(400);
@@ -126,6 +126,16 @@ describe("signature verification", () => {
       expect((await deliver(JSON.stringify({ ...subscription("subscription.active", account), timestamp }))).status).toBe(200);
     }
     expect((await accountOf(account)).plan).toBe("pro");
+
+    // Unix time, in seconds or milliseconds, orders a subscription's events like the ISO form.
+    const unix = await signup(server);
+    const at = (iso: string) => Date.parse(iso) / 1000;
+    const event = (product: string, timestamp: number) => ({ ...subscription("subscription.active", unix, { product_id: product }), timestamp });
+    expect((await deliver(event("prod_pro", at("2026-11-26T12:00:00Z")))).status).toBe(200);
+    const older = await deliver(event("prod_scale", at("2026-11-26T11:00:00Z") * 1000));
+    expect([older.status, (await accountOf(unix)).plan]).toEqual([200, "pro"]);
+    expect((await deliver(event("prod_starter", at("2026-11-26T13:00:00Z") * 1000))).status).toBe(200);
+    expect((await accountOf(unix)).plan).toBe("starter");
   });
 
   test("without QUARRY_WEBHOOK_SECRET every delivery is refused", async () => {

@@ -16,14 +16,31 @@ import { isIsoDateTime, utcIso } from "../../iso-time.ts";
 
 const optionalString = z.string().nullish();
 
+/** A Unix time from this on is in milliseconds (in seconds it would be the year 5138). */
+const UNIX_MILLISECONDS_FROM = 1e11;
+/** The latest time a Date holds. */
+const MAX_UNIX_MILLISECONDS = 8.64e15;
+
+/** The event's time as an ISO instant in UTC. */
+function eventTime(timestamp: string | number): string | null {
+  if (typeof timestamp === "string") return utcIso(timestamp);
+  return new Date(timestamp < UNIX_MILLISECONDS_FROM ? timestamp * 1000 : timestamp).toISOString();
+}
+
 const WebhookPayload = z.looseObject({
   event: z.string().min(1).describe("Event type, e.g. subscription.active"),
   // Checked as filter dates are (iso-time.ts), leniently: '+0000' offsets and a space for the T are accepted.
+  // Providers that send Unix time (as in the webhook-timestamp header) are read too.
   timestamp: z
-    .string()
-    .refine(isIsoDateTime, "must be an ISO 8601 date-time, e.g. 2026-11-26T12:00:00Z")
+    .union([
+      z.string().refine(isIsoDateTime, "must be an ISO 8601 date-time, e.g. 2026-11-26T12:00:00Z, or Unix time"),
+      z.number().min(0).max(MAX_UNIX_MILLISECONDS, "must be an ISO 8601 date-time or Unix time in seconds or milliseconds"),
+    ])
     .nullish()
-    .describe("Event time, an ISO 8601 date-time (T or a space; seconds and fraction optional; Z, ±hh:mm, ±hhmm or none: UTC); anything else is a 400"),
+    .describe(
+      "Event time: an ISO 8601 date-time (T or a space; seconds and fraction optional; Z, ±hh:mm, ±hhmm or none: UTC), or a number of " +
+        `Unix time, in seconds (below ${UNIX_MILLISECONDS_FROM}) or milliseconds; anything else is a 400`,
+    ),
   data: z
     .looseObject({
       subscription_id: optionalString,
@@ -99,7 +116,7 @@ export function webhookRoutes(ctx: AppContext) {
             customerId: data.customer_id ?? null,
             productId: data.product_id ?? null,
             status: data.status ?? null,
-            occurredAt: payload.timestamp ? utcIso(payload.timestamp) : null,
+            occurredAt: payload.timestamp != null ? eventTime(payload.timestamp) : null,
           },
           accountId: typeof accountId === "string" ? accountId : null,
           customerEmail: data.customer_email ?? null,
