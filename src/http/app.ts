@@ -6,6 +6,7 @@ import { errorHandler } from "./errors.ts";
 import { bodyHandling } from "./body.ts";
 import { requestGate } from "./request-gate.ts";
 import { startRequest } from "./request-state.ts";
+import { requestPath } from "./request-path.ts";
 import { openapiRoute } from "./openapi.ts";
 import { docsPage } from "./docs-page.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -30,6 +31,10 @@ export function createApp(ctx: AppContext) {
       // Answers carry API keys, tokens and customers' text: no cache may keep them, no browser sniff them.
       set.headers["cache-control"] = "no-store";
       set.headers["x-content-type-options"] = "nosniff";
+      // Every /api answer is JSON unless its route says otherwise (metrics, the docs page). Plain, without Bun's
+      // ";charset=utf-8": JSON is UTF-8 by definition (RFC 8259 defines no charset parameter), and a client
+      // comparing the header with "application/json" finds it.
+      if (/^\/api(\/|$)/.test(requestPath(request))) set.headers["content-type"] = "application/json"; // the hook runs for every path
     })
     .use(errorHandler)
     .use(requestLogging(ctx))

@@ -30,6 +30,19 @@ describe("error envelope", () => {
     }
   });
 
+  test("answers are labelled plain application/json, errors and successes alike; the docs page stays HTML", async () => {
+    const account = await signup(server);
+    const answers = [
+      await fetch(`${server.url}/v1/knowledge-bases`, { headers: { authorization: `Bearer ${account.apiKey}` } }),
+      await fetch(`${server.url}/v1/knowledge-bases`),
+      await fetch(`${server.url}/nope`),
+      await fetch(server.url),
+      await fetch(`${server.url}/v1/knowledge-bases`, { method: "POST", headers: { authorization: `Bearer ${account.apiKey}`, "content-type": "application/json" }, body: "{" }),
+    ];
+    expect(answers.map((res) => [res.status, res.headers.get("content-type")])).toEqual([200, 401, 404, 404, 400].map((status) => [status, "application/json"]));
+    expect((await fetch(`${server.url}/docs`)).headers.get("content-type")).toBe("text/html; charset=utf-8");
+  });
+
   test("malformed JSON, a wrong content type and an oversized body are VALIDATION_ERROR 400", async () => {
     const account = await signup(server);
     const malformed = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: '{"name": ' });
