@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { signup, startTestServer, type ApiResponse, type TestServer } from "../helpers/server.ts";
 import { RateLimiter } from "../../src/http/rate-limit.ts";
+import { AUTH_RATE } from "../../src/http/request-gate.ts";
 
 let server: TestServer;
 let nowMs = 0;
@@ -145,15 +146,15 @@ describe("per-IP rate limits on /auth and /webhooks", () => {
   const burst = (n: number, send: () => Promise<ApiResponse>) => Promise.all(Array.from({ length: n }, send));
   const count = (responses: ApiResponse[], status: number) => responses.filter((r) => r.status === status).length;
 
-  test("/auth: 20 at once from one IP, then 429 RATE_LIMIT_EXCEEDED with the API's headers; refills at 10/s", async () => {
+  test("/auth: 50 at once from one IP, then 429 RATE_LIMIT_EXCEEDED with the API's headers; refills at 10/s", async () => {
     nowMs += 60_000;
     const login = () => server.request("POST", "/auth/login", { body: {} });
-    const responses = await burst(25, login);
-    expect(count(responses, 400)).toBe(20);
+    const responses = await burst(55, login);
+    expect(count(responses, 400)).toBe(50);
     const refused = responses.filter((r) => r.status === 429);
     expect(refused.length).toBe(5);
     expect(refused[0].body).toEqual({ error: { code: "RATE_LIMIT_EXCEEDED", message: "Rate limit exceeded" } });
-    expect(refused[0].headers.get("ratelimit-limit")).toBe("20");
+    expect(refused[0].headers.get("ratelimit-limit")).toBe("50");
     expect(refused[0].headers.get("ratelimit-remaining")).toBe("0");
     expect(refused[0].headers.get("retry-after")).toBe("1");
     // signup shares the bucket, and a forged X-Forwarded-For is ignored without QUARRY_TRUST_PROXY
@@ -202,11 +203,11 @@ describe("per-IP rate limits on /auth and /webhooks", () => {
     const proxied = await startTestServer({ rateLimitClock: () => 0, env: { QUARRY_TRUST_PROXY: "on" } });
     try {
       const login = (ip: string) => proxied.request("POST", "/auth/login", { body: {}, headers: { "x-forwarded-for": `198.51.100.1, ${ip}` } });
-      const first = await Promise.all(Array.from({ length: 21 }, () => login("192.0.2.1")));
+      const first = await Promise.all(Array.from({ length: AUTH_RATE.burst + 1 }, () => login("192.0.2.1")));
       expect(first.map((r) => r.status).filter((s) => s === 429)).toEqual([429]);
       expect((await login("192.0.2.2")).status).toBe(400);
       // IPv6 clients are keyed by their /64
-      const v6 = await Promise.all(Array.from({ length: 21 }, (_, i) => login(`2001:db8:1:2::${i + 1}`)));
+      const v6 = await Promise.all(Array.from({ length: AUTH_RATE.burst + 1 }, (_, i) => login(`2001:db8:1:2::${i + 1}`)));
       expect(v6.filter((r) => r.status === 429).length).toBe(1);
       expect((await login("2001:db8:1:3::1")).status).toBe(400);
     } finally {
