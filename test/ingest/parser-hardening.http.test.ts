@@ -373,6 +373,48 @@ describe("xlsx reader", () => {
   });
 });
 
+const FAT_SECTOR = 0xfffffffd;
+const END_OF_CHAIN = 0xfffffffe;
+const NO_ENTRY = 0xffffffff;
+
+/** A directory entry of a Compound File Binary container (MS-CFB 2.6), written by hand so its links can lie. */
+function entry(name: string, type: number, links: { child?: number; right?: number; start?: number; size?: number } = {}): Buffer {
+  const bytes = Buffer.alloc(128);
+  const encoded = Buffer.from(`${name}\0`, "utf16le");
+  encoded.copy(bytes);
+  bytes.writeUInt16LE(encoded.length, 0x40);
+  bytes[0x42] = type;
+  bytes[0x43] = 1;
+  bytes.writeUInt32LE(NO_ENTRY, 0x44);
+  bytes.writeUInt32LE(links.right ?? NO_ENTRY, 0x48);
+  bytes.writeUInt32LE(links.child ?? NO_ENTRY, 0x4c);
+  bytes.writeUInt32LE(links.start ?? END_OF_CHAIN, 0x74);
+  bytes.writeUInt32LE(links.size ?? 0, 0x78);
+  return bytes;
+}
+
+/** A version 3 container (512-byte sectors): the header, one FAT sector (sector 0), the directory (sector 1), two sectors of data. */
+function compoundFile(fat: number[], entries: Buffer[]): Uint8Array<ArrayBuffer> {
+  const header = Buffer.alloc(512);
+  Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(header);
+  header.writeUInt16LE(0x3e, 0x18); // minor version
+  header.writeUInt16LE(3, 0x1a); // major version
+  header.writeUInt16LE(0xfffe, 0x1c); // little-endian
+  header.writeUInt16LE(9, 0x1e); // 512-byte sectors
+  header.writeUInt16LE(6, 0x20); // 64-byte mini sectors
+  header.writeUInt32LE(1, 0x2c); // one FAT sector
+  header.writeUInt32LE(1, 0x30); // the directory starts at sector 1
+  header.writeUInt32LE(4096, 0x38); // mini stream cutoff
+  header.writeUInt32LE(END_OF_CHAIN, 0x3c); // no mini FAT
+  header.writeUInt32LE(END_OF_CHAIN, 0x44); // no DIFAT sectors
+  for (let i = 0; i < 109; i++) header.writeUInt32LE(i === 0 ? 0 : NO_ENTRY, 0x4c + 4 * i);
+  const fatSector = Buffer.alloc(512, 0xff);
+  fat.forEach((next, i) => fatSector.writeUInt32LE(next, 4 * i));
+  const directory = Buffer.alloc(512);
+  Buffer.concat(entries).copy(directory);
+  return new Uint8Array(Buffer.concat([header, fatSector, directory, Buffer.alloc(1024, 0x41)]));
+}
+
 describe("Office files in the older container", () => {
   test("a password-protected docx, pptx or xlsx says so; an Office 97-2003 file under a new extension is told to be saved as one", async () => {
     // Office keeps a protected file's zip encrypted in the EncryptedPackage stream of a Compound File Binary container.
@@ -393,6 +435,11 @@ describe("Office files in the older container", () => {
     XLSX.CFB.utils.cfb_add(word, "/WordDocument", Buffer.from("notes on the EncryptedPackage stream", "utf16le"));
     const doc = new Uint8Array(XLSX.CFB.write(word, { type: "buffer" }));
     await expectFailed(new File([doc], "notes.docx"), "This is an Office 97-2003 file (.doc), not DOCX: save it as .docx and upload it again");
+    // Chains that loop are no trap: the directory is read without following them (a 2 KB file had taken 1.4 GB).
+    const fatLoop = compoundFile([FAT_SECTOR, END_OF_CHAIN, 3, 2], [entry("Root Entry", 5, { child: 1 }), entry("WordDocument", 2, { start: 3, size: 8192 })]);
+    await expectFailed(new File([fatLoop], "fat-loop.docx"), "This is an Office 97-2003 file (.doc), not DOCX: save it as .docx and upload it again");
+    const treeLoop = compoundFile([FAT_SECTOR, END_OF_CHAIN], [entry("Root Entry", 5, { child: 1 }), entry("A", 0, { child: 2 }), entry("B", 0, { child: 1, right: 3 }), entry("WordDocument", 2)]);
+    await expectFailed(new File([treeLoop], "tree-loop.docx"), "This is an Office 97-2003 file (.doc), not DOCX: save it as .docx and upload it again");
     const other = XLSX.CFB.utils.cfb_new();
     XLSX.CFB.utils.cfb_add(other, "/__substg1.0_0037001F", Buffer.from("an Outlook message", "utf16le"));
     await expectFailed(new File([new Uint8Array(XLSX.CFB.write(other, { type: "buffer" }))], "mail.pptx"), "Not a valid PPTX file");

@@ -4,6 +4,7 @@ import type { Document, Element } from "domhandler";
 import { posix } from "node:path";
 import { ParseError } from "./types.ts";
 import { assertZipWithinLimits } from "./zip-bomb-check.ts";
+import { compoundFileStreams, isCompoundFile } from "./compound-file.ts";
 
 // Reading Office Open XML packages (docx, pptx, xlsx are zip files of XML parts).
 
@@ -17,7 +18,6 @@ export function notValidMessage(format: OfficeFormat): string {
   return `Not a valid ${format} file`;
 }
 
-const COMPOUND_FILE_SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 /** The stream a password-protected Office Open XML file keeps its encrypted zip in (MS-OFFCRYPTO). */
 const ENCRYPTED_PACKAGE = "EncryptedPackage";
 /** An Office 97-2003 file's main stream: the old extension, and the format to save it as. */
@@ -31,22 +31,14 @@ const LEGACY_STREAMS: [stream: string, extension: string, current: OfficeFormat]
 /**
  * Why bytes that are no zip cannot be read. Word, Excel and PowerPoint save a password-protected file, and
  * an Office 97-2003 one, as a Compound File Binary container, whose streams say which (both had been "not
- * valid"); SheetJS reads the container's directory.
+ * valid").
  */
-async function notAPackage(data: Uint8Array, format: OfficeFormat): Promise<ParseError> {
-  const invalid = new ParseError(notValidMessage(format));
-  if (!COMPOUND_FILE_SIGNATURE.every((byte, i) => data[i] === byte)) return invalid;
-  let streams: Set<string>;
-  try {
-    const { CFB } = await import("@e965/xlsx");
-    const container = CFB.read(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { type: "buffer" });
-    streams = new Set(container.FileIndex.map((entry: { name: string }) => entry.name));
-  } catch {
-    return invalid;
-  }
+function notAPackage(data: Uint8Array, format: OfficeFormat): ParseError {
+  if (!isCompoundFile(data)) return new ParseError(notValidMessage(format));
+  const streams = compoundFileStreams(data, [ENCRYPTED_PACKAGE, ...LEGACY_STREAMS.map(([stream]) => stream)]);
   if (streams.has(ENCRYPTED_PACKAGE)) return new ParseError(`${format} file is password-protected: save it without a password and upload it again`);
   const legacy = LEGACY_STREAMS.find(([stream]) => streams.has(stream));
-  if (!legacy) return invalid;
+  if (!legacy) return new ParseError(notValidMessage(format));
   const [, extension, current] = legacy;
   return new ParseError(`This is an Office 97-2003 file (${extension}), not ${format}: save it as .${current.toLowerCase()} and upload it again`);
 }
@@ -58,7 +50,7 @@ async function notAPackage(data: Uint8Array, format: OfficeFormat): Promise<Pars
  * package with this first.
  */
 export async function openPackage(data: Uint8Array, format: OfficeFormat): Promise<JSZip> {
-  if (!isZip(data)) throw await notAPackage(data, format);
+  if (!isZip(data)) throw notAPackage(data, format);
   try {
     assertZipWithinLimits(data);
     return await JSZip.loadAsync(data);
