@@ -18,13 +18,18 @@ const optionalString = z.string().nullish();
 
 /** A Unix time from this on is in milliseconds (in seconds it would be the year 5138). */
 const UNIX_MILLISECONDS_FROM = 1e11;
-/** The latest time a Date holds. */
-const MAX_UNIX_MILLISECONDS = 8.64e15;
+/** The end of the year 9999: event times are compared as ISO strings, which sort by time only up to there. */
+const MAX_UNIX_MILLISECONDS = 253_402_300_799_999;
+/** Unix time written as a string, as the webhook-timestamp header writes it. */
+const UNIX_TIME_TEXT = /^[0-9]{1,15}(\.[0-9]+)?$/;
+const TIMESTAMP_RULE = "must be an ISO 8601 date-time, e.g. 2026-11-26T12:00:00Z, or Unix time in seconds or milliseconds (up to the year 9999)";
 
-/** The event's time as an ISO instant in UTC. */
+/** The event's time as an ISO instant in UTC, or null when `timestamp` is no time. */
 function eventTime(timestamp: string | number): string | null {
-  if (typeof timestamp === "string") return utcIso(timestamp);
-  return new Date(timestamp < UNIX_MILLISECONDS_FROM ? timestamp * 1000 : timestamp).toISOString();
+  if (typeof timestamp === "string" && !UNIX_TIME_TEXT.test(timestamp)) return isIsoDateTime(timestamp) ? utcIso(timestamp) : null;
+  const unix = Number(timestamp);
+  const milliseconds = unix < UNIX_MILLISECONDS_FROM ? unix * 1000 : unix;
+  return unix >= 0 && milliseconds <= MAX_UNIX_MILLISECONDS ? new Date(milliseconds).toISOString() : null;
 }
 
 const WebhookPayload = z.looseObject({
@@ -32,14 +37,12 @@ const WebhookPayload = z.looseObject({
   // Checked as filter dates are (iso-time.ts), leniently: '+0000' offsets and a space for the T are accepted.
   // Providers that send Unix time (as in the webhook-timestamp header) are read too.
   timestamp: z
-    .union([
-      z.string().refine(isIsoDateTime, "must be an ISO 8601 date-time, e.g. 2026-11-26T12:00:00Z, or Unix time"),
-      z.number().min(0).max(MAX_UNIX_MILLISECONDS, "must be an ISO 8601 date-time or Unix time in seconds or milliseconds"),
-    ])
+    .union([z.string(), z.number()], { error: TIMESTAMP_RULE })
+    .refine((timestamp) => eventTime(timestamp) !== null, TIMESTAMP_RULE)
     .nullish()
     .describe(
-      "Event time: an ISO 8601 date-time (T or a space; seconds and fraction optional; Z, ±hh:mm, ±hhmm or none: UTC), or a number of " +
-        `Unix time, in seconds (below ${UNIX_MILLISECONDS_FROM}) or milliseconds; anything else is a 400`,
+      "Event time: an ISO 8601 date-time (T or a space; seconds and fraction optional; Z, ±hh:mm, ±hhmm or none: UTC), or Unix time " +
+        `as a number or a string of digits, in seconds (below ${UNIX_MILLISECONDS_FROM}) or milliseconds, up to the year 9999; anything else is a 400`,
     ),
   data: z
     .looseObject({
