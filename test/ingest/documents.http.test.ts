@@ -259,7 +259,9 @@ describe("GET /documents/{id}/chunks", () => {
     for (const cursor of ["-5", "2.5", "01", "abc", documentsCursor, Buffer.from(JSON.stringify(["chunks", doc.id, 2])).toString("base64url")]) {
       expectValidation(await get(ws, `/${doc.id}/chunks?cursor=${cursor}`), ["query", "cursor"]);
     }
-    expect((await get(ws, `/${doc.id}/chunks?cursor=${doc.chunk_count + 5}`)).body).toEqual({ data: [], meta: { cursor: null, has_more: false } });
+    for (const past of [doc.chunk_count + 5, 2 ** 53, "9".repeat(40)]) {
+      expect((await get(ws, `/${doc.id}/chunks?cursor=${past}`)).body).toEqual({ data: [], meta: { cursor: null, has_more: false } });
+    }
     const all = await allChunks(server, ws, doc.id);
     expect(all.map((c) => c.text).join(" ")).toContain("Paragraph 119 describes");
   });
