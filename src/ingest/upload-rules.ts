@@ -32,11 +32,17 @@ export function documentName(raw: string, field: string, whenEmpty = "must not b
  * An uploaded file's name: browsers and tools may send a path ("C:\\Users\\me\\report.pdf"); the file name is
  * its last segment. Bun's form parser keeps a quoted string's escapes (Go's mime/multipart and curl before
  * 7.81 send quo"te.txt as "quo\\"te.txt"), undone here; .NET sends a name outside ASCII as RFC 2047 encoded
- * words, aiohttp (and browsers, for a quote) percent-encoded, both decoded here.
+ * words, aiohttp (and browsers, for a quote) percent-encoded, either decoded here (not both: a name that came
+ * as encoded words is the name, "%20" and all).
  */
+export function sentFileName(raw: string): string {
+  const unescaped = raw.replace(/\\(["\\])/g, "$1");
+  const decoded = decodeEncodedWords(unescaped);
+  return (decoded !== unescaped ? decoded : decodePercentEscapes(unescaped)).split(/[\\/]/).pop()!;
+}
+
 function uploadName(raw: string): string {
-  const name = decodePercentEscapes(decodeEncodedWords(raw.replace(/\\(["\\])/g, "$1")));
-  return documentName(name.split(/[\\/]/).pop()!, "file", "must contain a file name", "its name ");
+  return documentName(sentFileName(raw), "file", "must contain a file name", "its name ");
 }
 
 export interface CheckedUpload {

@@ -141,6 +141,8 @@ describe("POST /documents (upload)", () => {
     // Percent-encoded (RFC 7578 §4.2), as Python's aiohttp sends every name and browsers a quote; a "%" that
     // starts no escape is the name's own.
     const percent = [["my%20report%20%28final%29.md", "my report (final).md"], ["r%C3%A9sum%C3%A9.txt", "résumé.txt"], ["%22quoted%22.txt", '"quoted".txt'], ["100%.md", "100%.md"], ["50%off%2.txt", "50%off%2.txt"]];
+    // A name that came as encoded words is not percent-decoded as well: "%20" is part of it.
+    percent.push(["=?utf-8?B?YSUyMGIudHh0?=", "a%20b.txt"]);
     for (const [sent, stored] of percent) {
       const res = await raw(`form-data; name="file"; filename="${sent}"`);
       expect([sent, res.status, res.body.data.name]).toEqual([sent, 202, stored]);
@@ -177,6 +179,10 @@ describe("request history", () => {
     const loggedText = await entry(textRes.headers.get("x-request-id")!);
     expect(loggedText.request_summary).toEqual({ name: "t.txt", file_type: "txt", file_size_bytes: 17, text_length: 17, metadata_keys: [] });
     expect(JSON.stringify([logged, loggedText])).not.toContain("secret");
+    // The name as the document has it: decoded, without directories
+    const encoded = await upload(server, ws, text("notes/x.md%2Etxt", "a percent-encoded name"));
+    server.server.ctx.requestLog.flush();
+    expect((await entry(encoded.headers.get("x-request-id")!)).request_summary).toMatchObject({ file_name: "x.md.txt", file_type: "txt" });
   });
 });
 

@@ -8,7 +8,7 @@ import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, meter
 import { DOCUMENT_STATUSES, type Document } from "../../store/documents.ts";
 import { DocumentService, type UploadInput } from "../../ingest/document-service.ts";
 import { MULTIPART, requireMultipart } from "../body.ts";
-import { MAX_FILE_BYTES, MAX_NAME_LENGTH, MAX_TEXT_LENGTH, parseMetadataField } from "../../ingest/upload-rules.ts";
+import { MAX_FILE_BYTES, MAX_NAME_LENGTH, MAX_TEXT_LENGTH, parseMetadataField, sentFileName } from "../../ingest/upload-rules.ts";
 import { SUPPORTED_TYPES } from "../../ingest/parsers/index.ts";
 
 export const DocumentSchema = z.object({
@@ -96,12 +96,13 @@ const tags = ["Documents"];
 /** Route options shared by upload and replacement. */
 const MULTIPART_UPLOAD = { parse: MULTIPART, transform: requireMultipart, body: UploadBody, response: { 202: dataOf(DocumentSchema) } } as const;
 
-/** The upload as the service takes it; the request log gets what was sent, never the contents. */
+/** The upload as the service takes it; the request log gets what was sent (its name decoded), never the contents. */
 async function uploadInput(request: Request, body: z.infer<typeof UploadBody>): Promise<UploadInput> {
+  const name = body.file.name === undefined ? undefined : sentFileName(body.file.name); // a part sent with filename="" has none
   const summary: Record<string, unknown> = {
-    file_name: body.file.name,
+    file_name: name,
     file_size_bytes: body.file.size,
-    file_type: /\.([^.]+)$/.exec(body.file.name)?.[1]?.toLowerCase() ?? null,
+    file_type: /\.([^.]+)$/.exec(name ?? "")?.[1]?.toLowerCase() ?? null,
   };
   requestState(request).requestSummary = summary;
   const metadata = parseMetadataField(body.metadata instanceof Blob ? await body.metadata.text() : body.metadata);
