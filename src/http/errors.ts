@@ -99,7 +99,7 @@ export const errorHandler = new Elysia({ name: "quarry-errors" }).onError({ as: 
   }
   state.responseSummary.error_code = quarryError.code;
   set.status = quarryError.status;
-  Object.assign(set.headers, quarryError.headers ?? {}, { "x-request-id": state.id });
+  Object.assign(set.headers, quarryError.headers ?? {}, { "x-request-id": state.id, "content-type": "application/json" }); // as app.ts labels /api answers
   // A body refused before it was read (401, 429, or declared over its cap) is left for the server to take in
   // and drop, without keeping it: closing the connection on it made Node's fetch, node:http (axios) and
   // Python's urllib, still sending, fail with EPIPE instead of reading the answer. A stop closes such a

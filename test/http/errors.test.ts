@@ -41,6 +41,8 @@ describe("error envelope", () => {
     ];
     expect(answers.map((res) => [res.status, res.headers.get("content-type")])).toEqual([200, 401, 404, 404, 400].map((status) => [status, "application/json"]));
     expect((await fetch(`${server.url}/docs`)).headers.get("content-type")).toBe("text/html; charset=utf-8");
+    // outside /api too: an unknown path's 404
+    expect((await fetch(`${server.url.replace(/\/api$/, "")}/nope`)).headers.get("content-type")).toBe("application/json");
   });
 
   test("malformed JSON, a wrong content type and an oversized body are VALIDATION_ERROR 400", async () => {
