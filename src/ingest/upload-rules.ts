@@ -11,6 +11,13 @@ export const MAX_NAME_LENGTH = 256;
 /** Longest raw text (POST …/documents/text), in UTF-16 code units (a JavaScript string's length). */
 export const MAX_TEXT_LENGTH = 10_000_000;
 
+function cleanName(raw: string): string {
+  return raw
+    .normalize("NFC")
+    .replace(/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, "")
+    .trim();
+}
+
 /**
  * The name shown for a document, as the client sent it but without control characters, nor the
  * bidirectional overrides and isolates that make a name read otherwise than it is ("\u202Etxt.exe.txt"
@@ -18,10 +25,7 @@ export const MAX_TEXT_LENGTH = 10_000_000;
  * is its last path segment (uploadName). The stored file gets a stricter name (store/files.ts sanitizeFileName).
  */
 export function documentName(raw: string, field: string, whenEmpty = "must not be empty", subject = ""): string {
-  const name = raw
-    .normalize("NFC")
-    .replace(/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, "")
-    .trim();
+  const name = cleanName(raw);
   if (name === "") throw invalid([field], whenEmpty);
   const length = characterCount(name);
   if (length > MAX_NAME_LENGTH) throw invalid([field], `${subject}must be at most ${MAX_NAME_LENGTH} characters (this one has ${length})`);
@@ -38,7 +42,7 @@ export function documentName(raw: string, field: string, whenEmpty = "must not b
 export function sentFileName(raw: string): string {
   const unescaped = raw.replace(/\\(["\\])/g, "$1");
   const decoded = decodeEncodedWords(unescaped);
-  return (decoded !== unescaped ? decoded : decodePercentEscapes(unescaped)).split(/[\\/]/).pop()!;
+  return cleanName((decoded !== unescaped ? decoded : decodePercentEscapes(unescaped)).split(/[\\/]/).pop()!);
 }
 
 function uploadName(raw: string): string {

@@ -183,6 +183,18 @@ describe("request history", () => {
     const encoded = await upload(server, ws, text("notes/x.md%2Etxt", "a percent-encoded name"));
     server.server.ctx.requestLog.flush();
     expect((await entry(encoded.headers.get("x-request-id")!)).request_summary).toMatchObject({ file_name: "x.md.txt", file_type: "txt" });
+    const spoofed = await upload(server, ws, text("\u202Ereport.txt\t ", "a name with a bidirectional override"));
+    expect(spoofed.body.data.name).toBe("report.txt");
+    // a part sent with filename="" is refused, and logged as having no name (nothing left out)
+    const nameless = await server.request("POST", ws.docs, {
+      token: ws.account.apiKey,
+      headers: { "content-type": "multipart/form-data; boundary=XyZ" },
+      body: '--XyZ\r\nContent-Disposition: form-data; name="file"; filename=""\r\nContent-Type: text/plain\r\n\r\nhello\r\n--XyZ--\r\n',
+    });
+    expect(nameless.status).toBe(400);
+    server.server.ctx.requestLog.flush();
+    expect((await entry(spoofed.headers.get("x-request-id")!)).request_summary).toMatchObject({ file_name: "report.txt", file_type: "txt" });
+    expect((await entry(nameless.headers.get("x-request-id")!)).request_summary).toEqual({ file_name: "", file_size_bytes: 5, file_type: null });
   });
 });
 

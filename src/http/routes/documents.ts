@@ -98,11 +98,11 @@ const MULTIPART_UPLOAD = { parse: MULTIPART, transform: requireMultipart, body: 
 
 /** The upload as the service takes it; the request log gets what was sent (its name decoded), never the contents. */
 async function uploadInput(request: Request, body: z.infer<typeof UploadBody>): Promise<UploadInput> {
-  const name = body.file.name === undefined ? undefined : sentFileName(body.file.name); // a part sent with filename="" has none
+  const name = sentFileName(body.file.name ?? ""); // a part sent with filename="" has none
   const summary: Record<string, unknown> = {
     file_name: name,
     file_size_bytes: body.file.size,
-    file_type: /\.([^.]+)$/.exec(name ?? "")?.[1]?.toLowerCase() ?? null,
+    file_type: /\.([^.]+)$/.exec(name)?.[1]?.toLowerCase() ?? null,
   };
   requestState(request).requestSummary = summary;
   const metadata = parseMetadataField(body.metadata instanceof Blob ? await body.metadata.text() : body.metadata);
