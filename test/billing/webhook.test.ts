@@ -113,7 +113,7 @@ describe("signature verification", () => {
 
   test("the event's timestamp is an ISO 8601 date-time (spec 6.1) or Unix time when present: anything else is 400 at its path", async () => {
     const account = await signup(server);
-    const malformed = ["abc", "2026-11-26", "2026-13-01T12:00:00Z", "2026-11-26T25:00:00Z", "2026-11-26T12:00:61Z", "2026-11-26T12:00:00+99:99", "2026-11-26T12:00:00 UTC", -5, 3e14, "-5", "12:00", true, [1]];
+    const malformed = ["abc", "2026-11-26", "2026-13-01T12:00:00Z", "2026-11-26T25:00:00Z", "2026-11-26T12:00:61Z", "2026-11-26T12:00:00+99:99", "2026-11-26T12:00:00 UTC", -5, 3e14, "-5", "12:00", "9999-12-31T23:59:59-01:00", true, [1]];
     for (const timestamp of malformed) {
       const res = await deliver(JSON.stringify({ ...subscription("subscription.active", account), timestamp }));
       expect(res.status).toBe(400);

@@ -26,10 +26,15 @@ const TIMESTAMP_RULE = "must be an ISO 8601 date-time, e.g. 2026-11-26T12:00:00Z
 
 /** The event's time as an ISO instant in UTC, or null when `timestamp` is no time. */
 function eventTime(timestamp: string | number): string | null {
-  if (typeof timestamp === "string" && !UNIX_TIME_TEXT.test(timestamp)) return isIsoDateTime(timestamp) ? utcIso(timestamp) : null;
-  const unix = Number(timestamp);
-  const milliseconds = unix < UNIX_MILLISECONDS_FROM ? unix * 1000 : unix;
-  return unix >= 0 && milliseconds <= MAX_UNIX_MILLISECONDS ? new Date(milliseconds).toISOString() : null;
+  let milliseconds: number;
+  if (typeof timestamp === "string" && !UNIX_TIME_TEXT.test(timestamp)) {
+    // An ISO time of the year 9999 with a negative offset is in the year 10000 in UTC.
+    milliseconds = isIsoDateTime(timestamp) ? Date.parse(utcIso(timestamp)!) : NaN;
+  } else {
+    const unix = Number(timestamp);
+    milliseconds = unix < UNIX_MILLISECONDS_FROM ? unix * 1000 : unix;
+  }
+  return milliseconds >= 0 && milliseconds <= MAX_UNIX_MILLISECONDS ? new Date(milliseconds).toISOString() : null;
 }
 
 const WebhookPayload = z.looseObject({
