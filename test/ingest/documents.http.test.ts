@@ -274,7 +274,8 @@ describe("GET /documents/{id}/chunks", () => {
     await addText(server, ws, { text: "Another document." });
     const documentsCursor = (await get(ws, "?limit=1")).body.meta.cursor;
     expect(typeof documentsCursor).toBe("string");
-    for (const cursor of ["-5", "2.5", "01", "abc", documentsCursor, Buffer.from(JSON.stringify(["chunks", doc.id, 2])).toString("base64url")]) {
+    expect((await get(ws, `/${doc.id}/chunks?limit=2&cursor=02`)).body.data.map((c: any) => c.chunk_index)).toEqual([3, 4]);
+    for (const cursor of ["-5", "2.5", "+2", "1e3", "abc", documentsCursor, Buffer.from(JSON.stringify(["chunks", doc.id, 2])).toString("base64url")]) {
       expectValidation(await get(ws, `/${doc.id}/chunks?cursor=${cursor}`), ["query", "cursor"]);
     }
     for (const past of [doc.chunk_count + 5, 2 ** 53, "9".repeat(40)]) {
