@@ -95,16 +95,20 @@ export function uncaughtErrorResponse(error: Error): Response {
  * The unread rest of the body of a client that said Connection: close, taken in and dropped before answering.
  * Bun closes such a connection as soon as it has answered, and a client still sending failed with EPIPE
  * instead of reading the 401 or 429: superagent (so supertest) always says close, node:http without
- * keep-alive too; 2 of 30 refused uploads of a 44 KB PDF. Bounded by Bun's cap on a request body.
+ * keep-alive too; 2 of 30 refused uploads of a 44 KB PDF. For at most DRAIN_MS: a client sending slower than
+ * that is answered then, rather than never (Bun drops a connection idle for 30 s, answer unsent).
  */
+export const DRAIN_MS = 5000;
+
 async function drainBeforeClosing(request: Request): Promise<void> {
   if (request.bodyUsed || !request.body || !/\bclose\b/i.test(request.headers.get("connection") ?? "")) return;
-  try {
-    const reader = request.body.getReader();
+  const reader = request.body.getReader();
+  const drained = (async () => {
     while (!(await reader.read()).done);
-  } catch {
-    // the client went away
-  }
+  })().catch(() => undefined); // the client went away
+  let timer: Timer | undefined;
+  await Promise.race([drained, new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))]);
+  clearTimeout(timer);
 }
 
 export const errorHandler = new Elysia({ name: "quarry-errors" }).onError({ as: "global" }, async ({ code, error, request, set }) => {

@@ -10,6 +10,7 @@ import { SUMMARY_LIMITS } from "./request-summary.ts";
 import { MAX_PATH_CHARS, UNATTRIBUTED_PER_SECOND } from "../store/request-log-writer.ts";
 import { AUTH_RATE, MAX_TRACKED_CLIENTS, WEBHOOK_RATE } from "./request-gate.ts";
 import { LOGIN_FAILURE_RATE } from "./routes/auth.ts";
+import { DRAIN_MS } from "./errors.ts";
 
 function size(bytes: number): string {
   const gb = bytes / 1024 ** 3;
@@ -84,7 +85,7 @@ until the bucket is full again); a refused request is 429 RATE_LIMIT_EXCEEDED "R
 (whole seconds until a request will be accepted). A refused request takes no token.
 A /v1 request's body is read only after its credential (401) and the rate limit (429) have passed, so a refused upload
 is answered at once: the rest of its body is taken in and dropped, never kept (the connection stays open, so that clients still sending can
-read the answer; a client that sent Connection: close is answered once its body is in, as the connection closes with the answer); then the body is checked (400).
+read the answer; a client that sent Connection: close is answered once its body is in, or after ${DRAIN_MS / 1000} s, as the connection closes with the answer); then the body is checked (400).
 
 **Per-client rate limits.** /auth/* (signup, login and API key regeneration together) allows a burst of ${AUTH_RATE.burst} requests per client IP,
 refilled at ${AUTH_RATE.perSecond} per second; /webhooks/* a burst of ${WEBHOOK_RATE.burst}, refilled at ${WEBHOOK_RATE.perSecond} per second. Same token bucket, headers

@@ -165,6 +165,11 @@ describe("refused uploads and Node.js clients", () => {
     });
     expect(sentWhenAnswered).toBe(size);
   });
+
+  test("one that says close and stops sending is still answered, once the server stops waiting for its body", async () => {
+    const res = await partialRequest(server.server.port, "/api/v1/knowledge-bases/kb_0000000000000000000000000a/documents", { authorization: "Bearer qk_not-a-key", connection: "close", "content-type": "multipart/form-data; boundary=b" }, 1024 * 1024, "--b\r\n");
+    expect([res.status, res.body.error.code]).toEqual([401, "AUTHENTICATION_ERROR"]);
+  });
 });
 
 describe("per-IP rate limits on /auth and /webhooks", () => {
