@@ -126,7 +126,7 @@ describe("error envelope", () => {
 
     // "per file" only where a file is sent; other JSON bodies are capped at 1 MB
     const tooLarge = async (path: string, method = "POST") => {
-      const head = `${method} /api${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${account.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${60 * 1024 * 1024}\r\nConnection: close\r\n\r\n`;
+      const head = `${method} /api${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${account.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${60 * 1024 * 1024}\r\n\r\n`;
       return (await rawRequest(head)).body.error.details.issues[0].message as string;
     };
     expect(await tooLarge("/v1/knowledge-bases/kb_x/search")).toBe("is too large: 62914560 bytes; the maximum is 1048576 bytes");
@@ -295,18 +295,33 @@ describe("error envelope", () => {
 });
 
 /** Sends `head` as written on its own connection and reads the response until the server closes it. */
+/** Sends `head` as is and reads the answer: until the connection closes, or its Content-Length is in. */
 async function rawRequest(head: string): Promise<{ status: number; headers: Record<string, string>; body: any }> {
   const socket = connect(server.server.port, "127.0.0.1");
-  const chunks: Buffer[] = [];
-  socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-  const closed = new Promise((resolve, reject) => socket.on("close", resolve).on("error", reject));
-  socket.write(head);
-  await closed;
-  const text = Buffer.concat(chunks).toString("utf8");
-  const end = text.indexOf("\r\n\r\n");
-  const [statusLine, ...lines] = text.slice(0, end).split("\r\n");
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
-  return { status: Number(statusLine.split(" ")[1]), headers, body: JSON.parse(text.slice(end + 4)) };
+  let received = Buffer.alloc(0);
+  const parse = () => {
+    const text = received.toString("utf8");
+    const end = text.indexOf("\r\n\r\n");
+    if (end < 0) return null;
+    const [statusLine, ...lines] = text.slice(0, end).split("\r\n");
+    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+    const body = text.slice(end + 4);
+    if (headers["content-length"] !== undefined && Buffer.byteLength(body) < Number(headers["content-length"])) return null;
+    return { status: Number(statusLine.split(" ")[1]), headers, body: JSON.parse(body) };
+  };
+  return new Promise((resolve, reject) => {
+    socket.on("data", (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const answer = parse();
+      if (answer) {
+        socket.destroy();
+        resolve(answer);
+      }
+    });
+    socket.on("close", () => (parse() ? resolve(parse()!) : reject(new Error(`closed: ${received.toString("utf8")}`))));
+    socket.on("error", reject);
+    socket.write(head);
+  });
 }
 
 describe("a response that fails its own schema", () => {
