@@ -440,6 +440,11 @@ describe("Office files in the older container", () => {
     await expectFailed(new File([fatLoop], "fat-loop.docx"), "This is an Office 97-2003 file (.doc), not DOCX: save it as .docx and upload it again");
     const treeLoop = compoundFile([FAT_SECTOR, END_OF_CHAIN], [entry("Root Entry", 5, { child: 1 }), entry("A", 0, { child: 2 }), entry("B", 0, { child: 1, right: 3 }), entry("WordDocument", 2)]);
     await expectFailed(new File([treeLoop], "tree-loop.docx"), "This is an Office 97-2003 file (.doc), not DOCX: save it as .docx and upload it again");
+    // A workbook holding a Word object is a workbook.
+    const book = XLSX.CFB.utils.cfb_new();
+    XLSX.CFB.utils.cfb_add(book, "/Workbook", Buffer.alloc(8192, 1));
+    XLSX.CFB.utils.cfb_add(book, "/MBD0001A2B3/WordDocument", Buffer.alloc(8192, 2));
+    await expectFailed(new File([new Uint8Array(XLSX.CFB.write(book, { type: "buffer" }))], "book.xlsx"), "This is an Office 97-2003 file (.xls), not XLSX: save it as .xlsx and upload it again");
     const other = XLSX.CFB.utils.cfb_new();
     XLSX.CFB.utils.cfb_add(other, "/__substg1.0_0037001F", Buffer.from("an Outlook message", "utf16le"));
     await expectFailed(new File([new Uint8Array(XLSX.CFB.write(other, { type: "buffer" }))], "mail.pptx"), "Not a valid PPTX file");

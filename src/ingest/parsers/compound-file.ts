@@ -17,16 +17,19 @@ export function isCompoundFile(data: Uint8Array): boolean {
   return COMPOUND_FILE_SIGNATURE.every((byte, i) => data[i] === byte);
 }
 
-/** Those of `names` that the container holds a stream of. */
-export function compoundFileStreams(data: Uint8Array, names: string[]): Set<string> {
+/**
+ * Those of `names` that the container holds a stream of, in the order their first entries come. (A file's own
+ * streams come before those of the objects embedded in it: an .xls holding a Word object lists Workbook first.)
+ */
+export function compoundFileStreams(data: Uint8Array, names: string[]): string[] {
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const wanted = names.map((name) => ({ name, encoded: Buffer.from(`${name}\0`, "utf16le") }));
-  const found = new Set<string>();
+  const found: string[] = [];
   for (let at = HEADER_BYTES; at + ENTRY_BYTES <= bytes.length; at += ENTRY_BYTES) {
     if (bytes[at + TYPE_AT] !== STREAM) continue;
     const nameLength = bytes.readUInt16LE(at + NAME_LENGTH_AT);
     for (const { name, encoded } of wanted) {
-      if (nameLength === encoded.length && bytes.compare(encoded, 0, encoded.length, at, at + encoded.length) === 0) found.add(name);
+      if (nameLength === encoded.length && !found.includes(name) && bytes.compare(encoded, 0, encoded.length, at, at + encoded.length) === 0) found.push(name);
     }
   }
   return found;

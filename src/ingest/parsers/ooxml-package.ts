@@ -36,8 +36,8 @@ const LEGACY_STREAMS: [stream: string, extension: string, current: OfficeFormat]
 function notAPackage(data: Uint8Array, format: OfficeFormat): ParseError {
   if (!isCompoundFile(data)) return new ParseError(notValidMessage(format));
   const streams = compoundFileStreams(data, [ENCRYPTED_PACKAGE, ...LEGACY_STREAMS.map(([stream]) => stream)]);
-  if (streams.has(ENCRYPTED_PACKAGE)) return new ParseError(`${format} file is password-protected: save it without a password and upload it again`);
-  const legacy = LEGACY_STREAMS.find(([stream]) => streams.has(stream));
+  if (streams.includes(ENCRYPTED_PACKAGE)) return new ParseError(`${format} file is password-protected: save it without a password and upload it again`);
+  const legacy = LEGACY_STREAMS.find(([stream]) => stream === streams[0]);
   if (!legacy) return new ParseError(notValidMessage(format));
   const [, extension, current] = legacy;
   return new ParseError(`This is an Office 97-2003 file (${extension}), not ${format}: save it as .${current.toLowerCase()} and upload it again`);
