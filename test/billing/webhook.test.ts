@@ -121,7 +121,7 @@ describe("signature verification", () => {
       expect(res.body.error.details.issues).toEqual([{ path: ["timestamp"], message: expect.stringMatching(/^must be an ISO 8601 date-time/) }]);
     }
     expect((await accountOf(account)).plan).toBe("trial");
-    const written = ["2026-11-26T12:00:00.123456Z", "2026-11-26T12:00:00+01:00", "2026-11-26T12:00:00.000+0000", "2026-11-26 12:00:00", "2026-11-26T12:00Z", null];
+    const written = ["2026-11-26T12:00:00.123456Z", "2026-11-26T12:00:00+01:00", "2026-11-26T12:00:00.000+0000", "2026-11-26 12:00:00", "2026-11-26T12:00Z", "1969-12-31T23:59:59Z", null];
     for (const timestamp of written) {
       expect((await deliver(JSON.stringify({ ...subscription("subscription.active", account), timestamp }))).status).toBe(200);
     }

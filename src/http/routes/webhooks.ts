@@ -32,9 +32,9 @@ function eventTime(timestamp: string | number): string | null {
     milliseconds = isIsoDateTime(timestamp) ? Date.parse(utcIso(timestamp)!) : NaN;
   } else {
     const unix = Number(timestamp);
-    milliseconds = unix < UNIX_MILLISECONDS_FROM ? unix * 1000 : unix;
+    milliseconds = unix < 0 ? NaN : unix < UNIX_MILLISECONDS_FROM ? unix * 1000 : unix;
   }
-  return milliseconds >= 0 && milliseconds <= MAX_UNIX_MILLISECONDS ? new Date(milliseconds).toISOString() : null;
+  return milliseconds <= MAX_UNIX_MILLISECONDS ? new Date(milliseconds).toISOString() : null; // NaN fails it
 }
 
 const WebhookPayload = z.looseObject({
