@@ -435,16 +435,26 @@ describe("Office files in the older container", () => {
     XLSX.CFB.utils.cfb_add(word, "/WordDocument", Buffer.from("notes on the EncryptedPackage stream", "utf16le"));
     const doc = new Uint8Array(XLSX.CFB.write(word, { type: "buffer" }));
     await expectFailed(new File([doc], "notes.docx"), "This is an Office 97-2003 file (.doc), not DOCX: save it as .docx and upload it again");
-    // Chains that loop are no trap: the directory is read without following them (a 2 KB file had taken 1.4 GB).
+    // Chains and links that loop are no trap (a 2 KB file had taken SheetJS's reader to 1.4 GB).
     const fatLoop = compoundFile([FAT_SECTOR, END_OF_CHAIN, 3, 2], [entry("Root Entry", 5, { child: 1 }), entry("WordDocument", 2, { start: 3, size: 8192 })]);
     await expectFailed(new File([fatLoop], "fat-loop.docx"), "This is an Office 97-2003 file (.doc), not DOCX: save it as .docx and upload it again");
-    const treeLoop = compoundFile([FAT_SECTOR, END_OF_CHAIN], [entry("Root Entry", 5, { child: 1 }), entry("A", 0, { child: 2 }), entry("B", 0, { child: 1, right: 3 }), entry("WordDocument", 2)]);
-    await expectFailed(new File([treeLoop], "tree-loop.docx"), "This is an Office 97-2003 file (.doc), not DOCX: save it as .docx and upload it again");
-    // A workbook holding a Word object is a workbook.
-    const book = XLSX.CFB.utils.cfb_new();
-    XLSX.CFB.utils.cfb_add(book, "/Workbook", Buffer.alloc(8192, 1));
-    XLSX.CFB.utils.cfb_add(book, "/MBD0001A2B3/WordDocument", Buffer.alloc(8192, 2));
-    await expectFailed(new File([new Uint8Array(XLSX.CFB.write(book, { type: "buffer" }))], "book.xlsx"), "This is an Office 97-2003 file (.xls), not XLSX: save it as .xlsx and upload it again");
+    const siblingLoop = compoundFile([FAT_SECTOR, END_OF_CHAIN], [entry("Root Entry", 5, { child: 1 }), entry("1Table", 2, { right: 2 }), entry("WordDocument", 2, { right: 1 })]);
+    await expectFailed(new File([siblingLoop], "sibling-loop.docx"), "This is an Office 97-2003 file (.doc), not DOCX: save it as .docx and upload it again");
+    const directoryLoop = compoundFile([FAT_SECTOR, 1], [entry("Root Entry", 5, { child: 1 }), entry("WordDocument", 2)]);
+    await expectFailed(new File([directoryLoop], "directory-loop.docx"), "This is an Office 97-2003 file (.doc), not DOCX: save it as .docx and upload it again");
+    // Named by the file's own streams, not those of an object embedded in it: a workbook holding a Word
+    // object, a Word document holding a chart, a presentation holding one.
+    const embedding = [
+      ["/Workbook", "/MBD0001A2B3/WordDocument", ".xls", "xlsx"],
+      ["/WordDocument", "/ObjectPool/_1234/Workbook", ".doc", "docx"],
+      ["/PowerPoint Document", "/MBD0001A2B4/Workbook", ".ppt", "pptx"],
+    ];
+    for (const [own, embedded, extension, saveAs] of embedding) {
+      const container = XLSX.CFB.utils.cfb_new();
+      XLSX.CFB.utils.cfb_add(container, own, Buffer.alloc(8192, 1));
+      XLSX.CFB.utils.cfb_add(container, embedded, Buffer.alloc(8192, 2));
+      await expectFailed(new File([new Uint8Array(XLSX.CFB.write(container, { type: "buffer" }))], "old.docx"), `This is an Office 97-2003 file (${extension}), not DOCX: save it as .${saveAs} and upload it again`);
+    }
     const other = XLSX.CFB.utils.cfb_new();
     XLSX.CFB.utils.cfb_add(other, "/__substg1.0_0037001F", Buffer.from("an Outlook message", "utf16le"));
     await expectFailed(new File([new Uint8Array(XLSX.CFB.write(other, { type: "buffer" }))], "mail.pptx"), "Not a valid PPTX file");

@@ -1,36 +1,80 @@
-// Which named streams a Compound File Binary container (MS-CFB: Office 97-2003 files, password-protected
-// Office Open XML) holds. Its directory is read by scanning, not by following the container's sector chains:
-// directory entries are 128 bytes at 128-byte boundaries past the 512-byte header, whatever the sector size,
-// and a scan of the file once cannot be sent round a chain that loops. (SheetJS's reader followed such a
-// loop in a 2 KB file until it had taken 1.4 GB.)
+// The streams at the top of a Compound File Binary container (MS-CFB: Office 97-2003 files, password-protected
+// Office Open XML): those of the file itself, not of the objects embedded in it (a .doc keeps an Excel chart's
+// Workbook stream in a storage of its own, a .ppt likewise). Every chain and link is followed with a record of
+// where it has been and no further than the file's size allows: a hand-made 2 KB file whose chains loop had
+// taken SheetJS's reader to 1.4 GB.
 
-const COMPOUND_FILE_SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
-
+const SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 const HEADER_BYTES = 512;
 const ENTRY_BYTES = 128;
-/** Offsets in an entry: the name's length in bytes (its NUL included), then the entry's type. */
+/** Sector numbers above this are markers (end of chain, free, FAT or DIFAT sector), not sectors. */
+const MAX_SECTOR = 0xfffffffa;
+const NO_ENTRY = 0xffffffff;
+/** Header offsets (MS-CFB 2.2). */
+const SECTOR_SHIFT_AT = 0x1e;
+const FIRST_DIRECTORY_SECTOR_AT = 0x30;
+const FIRST_DIFAT_SECTOR_AT = 0x44;
+const HEADER_DIFAT_AT = 0x4c;
+const HEADER_DIFAT_ENTRIES = 109;
+/** Directory entry offsets (MS-CFB 2.6). */
 const NAME_LENGTH_AT = 0x40;
 const TYPE_AT = 0x42;
+const LEFT_AT = 0x44;
+const RIGHT_AT = 0x48;
+const CHILD_AT = 0x4c;
 const STREAM = 2;
 
 export function isCompoundFile(data: Uint8Array): boolean {
-  return COMPOUND_FILE_SIGNATURE.every((byte, i) => data[i] === byte);
+  return SIGNATURE.every((byte, i) => data[i] === byte);
 }
 
-/**
- * Those of `names` that the container holds a stream of, in the order their first entries come. (A file's own
- * streams come before those of the objects embedded in it: an .xls holding a Word object lists Workbook first.)
- */
-export function compoundFileStreams(data: Uint8Array, names: string[]): string[] {
+/** A chain of sectors from `first`, each one's successor by `next`, ending at a marker, a repeat or the file's end. */
+function chain(first: number, sectors: number, next: (sector: number) => number): number[] {
+  const seen = new Set<number>();
+  for (let sector = first; sector <= MAX_SECTOR && sector < sectors && !seen.has(sector); sector = next(sector)) seen.add(sector);
+  return [...seen];
+}
+
+/** The names of the streams directly under the container's root; empty when its structure cannot be read. */
+export function topLevelStreams(data: Uint8Array): string[] {
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  const wanted = names.map((name) => ({ name, encoded: Buffer.from(`${name}\0`, "utf16le") }));
-  const found: string[] = [];
-  for (let at = HEADER_BYTES; at + ENTRY_BYTES <= bytes.length; at += ENTRY_BYTES) {
-    if (bytes[at + TYPE_AT] !== STREAM) continue;
-    const nameLength = bytes.readUInt16LE(at + NAME_LENGTH_AT);
-    for (const { name, encoded } of wanted) {
-      if (nameLength === encoded.length && !found.includes(name) && bytes.compare(encoded, 0, encoded.length, at, at + encoded.length) === 0) found.push(name);
-    }
+  if (bytes.length < HEADER_BYTES || !isCompoundFile(bytes)) return [];
+  const shift = bytes.readUInt16LE(SECTOR_SHIFT_AT);
+  if (shift !== 9 && shift !== 12) return [];
+  const size = 1 << shift;
+  const sectors = Math.floor(bytes.length / size) - 1; // sector n starts at (n + 1) · size
+  const word = (sector: number, index: number) => bytes.readUInt32LE((sector + 1) * size + 4 * index);
+  const perSector = size / 4;
+
+  // The FAT's sectors: listed in the header, then in a chain of DIFAT sectors whose last word links the next.
+  const fatSectors: number[] = [];
+  for (let i = 0; i < HEADER_DIFAT_ENTRIES; i++) fatSectors.push(bytes.readUInt32LE(HEADER_DIFAT_AT + 4 * i));
+  for (const difat of chain(bytes.readUInt32LE(FIRST_DIFAT_SECTOR_AT), sectors, (sector) => word(sector, perSector - 1))) {
+    for (let i = 0; i < perSector - 1; i++) fatSectors.push(word(difat, i));
   }
-  return found;
+  const next = (sector: number) => {
+    const fatSector = fatSectors[Math.floor(sector / perSector)];
+    return fatSector !== undefined && fatSector <= MAX_SECTOR && fatSector < sectors ? word(fatSector, sector % perSector) : NO_ENTRY;
+  };
+
+  const directory = chain(bytes.readUInt32LE(FIRST_DIRECTORY_SECTOR_AT), sectors, next);
+  const entriesPerSector = size / ENTRY_BYTES;
+  const entryAt = (id: number) => (directory[Math.floor(id / entriesPerSector)] + 1) * size + (id % entriesPerSector) * ENTRY_BYTES;
+  const entryCount = directory.length * entriesPerSector;
+  if (entryCount === 0) return [];
+
+  // The root's children form a tree of siblings (left and right links) from its child link.
+  const streams: string[] = [];
+  const seen = new Set<number>();
+  const pending = [bytes.readUInt32LE(entryAt(0) + CHILD_AT)];
+  while (pending.length > 0) {
+    const id = pending.pop()!;
+    if (id >= entryCount || seen.has(id)) continue;
+    seen.add(id);
+    const at = entryAt(id);
+    const nameLength = Math.min(bytes.readUInt16LE(at + NAME_LENGTH_AT), NAME_LENGTH_AT);
+    if (bytes[at + TYPE_AT] === STREAM && nameLength >= 2) streams.push(bytes.toString("utf16le", at, at + nameLength - 2));
+    pending.push(bytes.readUInt32LE(at + LEFT_AT), bytes.readUInt32LE(at + RIGHT_AT));
+  }
+  return streams;
 }

@@ -4,7 +4,7 @@ import type { Document, Element } from "domhandler";
 import { posix } from "node:path";
 import { ParseError } from "./types.ts";
 import { assertZipWithinLimits } from "./zip-bomb-check.ts";
-import { compoundFileStreams, isCompoundFile } from "./compound-file.ts";
+import { isCompoundFile, topLevelStreams } from "./compound-file.ts";
 
 // Reading Office Open XML packages (docx, pptx, xlsx are zip files of XML parts).
 
@@ -35,9 +35,9 @@ const LEGACY_STREAMS: [stream: string, extension: string, current: OfficeFormat]
  */
 function notAPackage(data: Uint8Array, format: OfficeFormat): ParseError {
   if (!isCompoundFile(data)) return new ParseError(notValidMessage(format));
-  const streams = compoundFileStreams(data, [ENCRYPTED_PACKAGE, ...LEGACY_STREAMS.map(([stream]) => stream)]);
+  const streams = topLevelStreams(data);
   if (streams.includes(ENCRYPTED_PACKAGE)) return new ParseError(`${format} file is password-protected: save it without a password and upload it again`);
-  const legacy = LEGACY_STREAMS.find(([stream]) => stream === streams[0]);
+  const legacy = LEGACY_STREAMS.find(([stream]) => streams.includes(stream));
   if (!legacy) return new ParseError(notValidMessage(format));
   const [, extension, current] = legacy;
   return new ParseError(`This is an Office 97-2003 file (${extension}), not ${format}: save it as .${current.toLowerCase()} and upload it again`);
