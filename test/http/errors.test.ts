@@ -1,10 +1,10 @@
 // The error envelope for everything that can go wrong at the HTTP edge, and the request id header.
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
-import { connect } from "node:net";
 import { signup, startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
 import { join } from "node:path";
 import { canMountSmallDisk, mountSmallDisk } from "../helpers/small-disk.ts";
 import { DEFAULT_PARSE_MEMORY_MB } from "../../src/config.ts";
+import { rawExchange, type RawResponse } from "../helpers/raw-http.ts";
 
 const CONTENT_TYPE_RULE = "must be application/json, or multipart/form-data for document uploads and replacements";
 
@@ -295,33 +295,8 @@ describe("error envelope", () => {
 });
 
 /** Sends `head` as written on its own connection and reads the response until the server closes it. */
-/** Sends `head` as is and reads the answer: until the connection closes, or its Content-Length is in. */
-async function rawRequest(head: string): Promise<{ status: number; headers: Record<string, string>; body: any }> {
-  const socket = connect(server.server.port, "127.0.0.1");
-  let received = Buffer.alloc(0);
-  const parse = () => {
-    const text = received.toString("utf8");
-    const end = text.indexOf("\r\n\r\n");
-    if (end < 0) return null;
-    const [statusLine, ...lines] = text.slice(0, end).split("\r\n");
-    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
-    const body = text.slice(end + 4);
-    if (headers["content-length"] !== undefined && Buffer.byteLength(body) < Number(headers["content-length"])) return null;
-    return { status: Number(statusLine.split(" ")[1]), headers, body: JSON.parse(body) };
-  };
-  return new Promise((resolve, reject) => {
-    socket.on("data", (chunk: Buffer) => {
-      received = Buffer.concat([received, chunk]);
-      const answer = parse();
-      if (answer) {
-        socket.destroy();
-        resolve(answer);
-      }
-    });
-    socket.on("close", () => (parse() ? resolve(parse()!) : reject(new Error(`closed: ${received.toString("utf8")}`))));
-    socket.on("error", reject);
-    socket.write(head);
-  });
+function rawRequest(head: string): Promise<RawResponse> {
+  return rawExchange(server.server.port, head);
 }
 
 describe("a response that fails its own schema", () => {

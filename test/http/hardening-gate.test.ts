@@ -6,6 +6,7 @@ import { connect } from "node:net";
 import { signup, startTestServer, type ApiResponse, type TestServer } from "../helpers/server.ts";
 import { RateLimiter } from "../../src/http/rate-limit.ts";
 import { AUTH_RATE } from "../../src/http/request-gate.ts";
+import { rawExchange, type RawResponse } from "../helpers/raw-http.ts";
 
 let server: TestServer;
 let nowMs = 0;
@@ -16,39 +17,10 @@ afterAll(() => server.stop());
 
 const FIFTY_MB = 50 * 1024 * 1024;
 
-interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: any;
-}
-
 /** Sends the head of a request declaring `declaredLength` body bytes, then only `sent`, and reads the answer. */
 function partialRequest(port: number, path: string, headers: Record<string, string>, declaredLength: number, sent: string): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    let received = Buffer.alloc(0);
-    const finish = () => {
-      const text = received.toString("utf8");
-      const end = text.indexOf("\r\n\r\n");
-      if (end < 0) return false;
-      const [statusLine, ...lines] = text.slice(0, end).split("\r\n");
-      const head = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
-      const length = Number(head["content-length"] ?? -1);
-      const body = text.slice(end + 4);
-      if (length < 0 || Buffer.byteLength(body) < length) return false;
-      socket.destroy();
-      resolve({ status: Number(statusLine.split(" ")[1]), headers: head, body: JSON.parse(body) });
-      return true;
-    };
-    socket.on("data", (chunk) => {
-      received = Buffer.concat([received, chunk as Buffer]);
-      finish();
-    });
-    socket.on("error", reject);
-    socket.on("close", () => finish() || reject(new Error(`connection closed: ${received.toString("utf8")}`)));
-    const head = Object.entries({ host: "127.0.0.1", "content-length": String(declaredLength), ...headers }).map(([k, v]) => `${k}: ${v}\r\n`);
-    socket.write(`POST ${path} HTTP/1.1\r\n${head.join("")}\r\n${sent}`);
-  });
+  const head = Object.entries({ host: "127.0.0.1", "content-length": String(declaredLength), ...headers }).map(([k, v]) => `${k}: ${v}\r\n`);
+  return rawExchange(port, `POST ${path} HTTP/1.1\r\n${head.join("")}\r\n${sent}`);
 }
 
 const post = (path: string, headers: Record<string, string>, length = FIFTY_MB) =>
