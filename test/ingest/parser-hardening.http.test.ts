@@ -440,7 +440,10 @@ describe("Office files in the older container", () => {
     await expectFailed(new File([fatLoop], "fat-loop.docx"), "This is an Office 97-2003 file (.doc), not DOCX: save it as .docx and upload it again");
     const siblingLoop = compoundFile([FAT_SECTOR, END_OF_CHAIN], [entry("Root Entry", 5, { child: 1 }), entry("1Table", 2, { right: 2 }), entry("WordDocument", 2, { right: 1 })]);
     await expectFailed(new File([siblingLoop], "sibling-loop.docx"), "This is an Office 97-2003 file (.doc), not DOCX: save it as .docx and upload it again");
-    const directoryLoop = compoundFile([FAT_SECTOR, 1], [entry("Root Entry", 5, { child: 1 }), entry("WordDocument", 2)]);
+    // A name length that counts the entry's padding (64 bytes) still names the stream.
+    const padded = entry("WordDocument", 2);
+    padded.writeUInt16LE(64, 0x40);
+    const directoryLoop = compoundFile([FAT_SECTOR, 1], [entry("Root Entry", 5, { child: 1 }), padded]);
     await expectFailed(new File([directoryLoop], "directory-loop.docx"), "This is an Office 97-2003 file (.doc), not DOCX: save it as .docx and upload it again");
     // Named by the file's own streams, not those of an object embedded in it: a workbook holding a Word
     // object, a Word document holding a chart, a presentation holding one.

@@ -17,7 +17,8 @@ const FIRST_DIFAT_SECTOR_AT = 0x44;
 const HEADER_DIFAT_AT = 0x4c;
 const HEADER_DIFAT_ENTRIES = 109;
 /** Directory entry offsets (MS-CFB 2.6). */
-const NAME_LENGTH_AT = 0x40;
+/** The name, UTF-16 up to a NUL, fills the entry's first 64 bytes. */
+const NAME_BYTES = 0x40;
 const TYPE_AT = 0x42;
 const LEFT_AT = 0x44;
 const RIGHT_AT = 0x48;
@@ -46,10 +47,13 @@ export function topLevelStreams(data: Uint8Array): string[] {
   const word = (sector: number, index: number) => bytes.readUInt32LE((sector + 1) * size + 4 * index);
   const perSector = size / 4;
 
-  // The FAT's sectors: listed in the header, then in a chain of DIFAT sectors whose last word links the next.
+  // The FAT's sectors: listed in the header, then in a chain of DIFAT sectors whose last word links the next;
+  // no more than the file's sectors need (a chain run through every sector had listed 12 million).
   const fatSectors: number[] = [];
   for (let i = 0; i < HEADER_DIFAT_ENTRIES; i++) fatSectors.push(bytes.readUInt32LE(HEADER_DIFAT_AT + 4 * i));
+  const fatSectorsNeeded = Math.ceil(sectors / perSector);
   for (const difat of chain(bytes.readUInt32LE(FIRST_DIFAT_SECTOR_AT), sectors, (sector) => word(sector, perSector - 1))) {
+    if (fatSectors.length >= fatSectorsNeeded) break;
     for (let i = 0; i < perSector - 1; i++) fatSectors.push(word(difat, i));
   }
   const next = (sector: number) => {
@@ -72,8 +76,9 @@ export function topLevelStreams(data: Uint8Array): string[] {
     if (id >= entryCount || seen.has(id)) continue;
     seen.add(id);
     const at = entryAt(id);
-    const nameLength = Math.min(bytes.readUInt16LE(at + NAME_LENGTH_AT), NAME_LENGTH_AT);
-    if (bytes[at + TYPE_AT] === STREAM && nameLength >= 2) streams.push(bytes.toString("utf16le", at, at + nameLength - 2));
+    // Up to its NUL: a writer that counted the padding, or an odd length, still names the stream.
+    const name = bytes.toString("utf16le", at, at + NAME_BYTES).split("\0")[0];
+    if (bytes[at + TYPE_AT] === STREAM && name !== "") streams.push(name);
     pending.push(bytes.readUInt32LE(at + LEFT_AT), bytes.readUInt32LE(at + RIGHT_AT));
   }
   return streams;
