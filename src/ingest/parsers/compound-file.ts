@@ -16,8 +16,7 @@ const FIRST_DIRECTORY_SECTOR_AT = 0x30;
 const FIRST_DIFAT_SECTOR_AT = 0x44;
 const HEADER_DIFAT_AT = 0x4c;
 const HEADER_DIFAT_ENTRIES = 109;
-/** Directory entry offsets (MS-CFB 2.6). */
-/** The name, UTF-16 up to a NUL, fills the entry's first 64 bytes. */
+/** Directory entry offsets (MS-CFB 2.6); the name, UTF-16 up to a NUL, fills the entry's first 64 bytes. */
 const NAME_BYTES = 0x40;
 const TYPE_AT = 0x42;
 const LEFT_AT = 0x44;
@@ -25,7 +24,7 @@ const RIGHT_AT = 0x48;
 const CHILD_AT = 0x4c;
 const STREAM = 2;
 
-export function isCompoundFile(data: Uint8Array): boolean {
+function isCompoundFile(data: Uint8Array): boolean {
   return SIGNATURE.every((byte, i) => data[i] === byte);
 }
 
@@ -36,7 +35,7 @@ function chain(first: number, sectors: number, next: (sector: number) => number)
   return [...seen];
 }
 
-/** The names of the streams directly under the container's root; empty when its structure cannot be read. */
+/** The names of the streams directly under the container's root; empty for anything else, or when its structure cannot be read. */
 export function topLevelStreams(data: Uint8Array): string[] {
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   if (bytes.length < HEADER_BYTES || !isCompoundFile(bytes)) return [];

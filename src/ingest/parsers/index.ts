@@ -7,10 +7,6 @@ export { RICH_TYPES, SUPPORTED_TYPES, TEXT_TYPES, isSupportedType, type Supporte
 
 type Parser = (data: Uint8Array) => Promise<ParsedDocument>;
 
-// Each parser module is loaded on first use: importing this module stays cheap for code that only
-// needs the type lists (the HTTP thread), and pdfjs, tesseract.js and the native canvas load only where
-// documents are actually parsed. Nothing here may import them statically (terminateOcr is ocr.ts's own:
-// re-exported here, it loaded tesseract.js and the canvas at every start, 0.1-1.3 s).
 /** TIFF's byte-order mark and 42, little- or big-endian. */
 function isTiff(data: Uint8Array): boolean {
   const head = String.fromCharCode(...data.subarray(0, 4));
@@ -25,6 +21,10 @@ function image(typeName: string): Parser {
   return async (data) => (isTiff(data) ? (await import("./tiff.ts")).parseTiff(data) : (await import("./image.ts")).parseImage(data, typeName));
 }
 
+// Each parser module is loaded on first use: importing this module stays cheap for code that only
+// needs the type lists (the HTTP thread), and pdfjs, tesseract.js and the native canvas load only where
+// documents are actually parsed. Nothing here may import them statically (terminateOcr is ocr.ts's own:
+// re-exported here, it loaded tesseract.js and the canvas at every start, 0.1-1.3 s).
 const PARSERS: Record<SupportedType, Parser> = {
   pdf: async (data) => (await import("./pdf.ts")).parsePdf(data),
   docx: async (data) => (await import("./docx.ts")).parseDocx(data),

@@ -4,7 +4,7 @@ import type { Document, Element } from "domhandler";
 import { posix } from "node:path";
 import { ParseError } from "./types.ts";
 import { assertZipWithinLimits } from "./zip-bomb-check.ts";
-import { isCompoundFile, topLevelStreams } from "./compound-file.ts";
+import { topLevelStreams } from "./compound-file.ts";
 
 // Reading Office Open XML packages (docx, pptx, xlsx are zip files of XML parts).
 
@@ -34,8 +34,7 @@ const LEGACY_STREAMS: [stream: string, extension: string, current: OfficeFormat]
  * valid").
  */
 function notAPackage(data: Uint8Array, format: OfficeFormat): ParseError {
-  if (!isCompoundFile(data)) return new ParseError(notValidMessage(format));
-  const streams = topLevelStreams(data);
+  const streams = topLevelStreams(data); // none in bytes that are no container
   if (streams.includes(ENCRYPTED_PACKAGE)) return new ParseError(`${format} file is password-protected: save it without a password and upload it again`);
   const legacy = LEGACY_STREAMS.find(([stream]) => streams.includes(stream));
   if (!legacy) return new ParseError(notValidMessage(format));
