@@ -12,7 +12,7 @@ import { WebhookVerifier } from "../../billing/webhook-signature.ts";
 import { receivePaymentWebhook } from "../../billing/webhook.ts";
 import { END_EVENTS, INACTIVE_STATUSES, PLAN_EVENTS, STARTING_EVENTS } from "../../billing/subscriptions.ts";
 import { PLAN_BY_PRODUCT_ID } from "../../billing/plans.ts";
-import { isIsoDateTime, utcIso } from "../../iso-time.ts";
+import { isIsoDateTime, isoInstant } from "../../iso-time.ts";
 
 const optionalString = z.string().nullish();
 
@@ -29,7 +29,7 @@ function eventTime(timestamp: string | number): string | null {
   let milliseconds: number;
   if (typeof timestamp === "string" && !UNIX_TIME_TEXT.test(timestamp)) {
     // An ISO time of the year 9999 with a negative offset is in the year 10000 in UTC.
-    milliseconds = isIsoDateTime(timestamp) ? Date.parse(utcIso(timestamp)!) : NaN;
+    milliseconds = isIsoDateTime(timestamp) ? isoInstant(timestamp)! : NaN;
   } else {
     const unix = Number(timestamp);
     milliseconds = unix < 0 ? NaN : unix < UNIX_MILLISECONDS_FROM ? unix * 1000 : unix;
