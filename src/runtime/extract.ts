@@ -1,7 +1,9 @@
 // Unpacks the files embedded under EMBEDDED_DIR into <data dir>/.runtime/<build id>/, once per build:
 // they are written to a private folder that is then renamed into place, so a folder under its final
 // name is always complete, and processes starting at the same time cannot see half-written files.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+// A folder that has since lost a file, or holds one this user cannot read (unpacked by a command run as
+// another user), is unpacked again and swapped in.
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BUILD_INFO_FILE, COMPRESSED_SUFFIX, EMBEDDED_DIR } from "./layout.ts";
 
@@ -9,6 +11,8 @@ import { BUILD_INFO_FILE, COMPRESSED_SUFFIX, EMBEDDED_DIR } from "./layout.ts";
 const PARTIAL_MARK = ".partial-";
 /** An unpacking folder older than this was abandoned; younger ones may belong to a process starting now. */
 const ABANDONED_AFTER_MS = 10 * 60 * 1000;
+/** In an unpacked folder: JSON of each file's path (relative to the folder) and size, to check it by. */
+const CONTENTS_FILE = ".contents.json";
 
 /** The embedded runtime files by their path under EMBEDDED_DIR. */
 function embeddedRuntimeFiles(): Map<string, Blob> {
@@ -28,26 +32,82 @@ export async function extractEmbeddedRuntime(dataDir: string): Promise<string> {
   const { id } = (await buildInfo.json()) as { id: string };
   const root = join(dataDir, ".runtime");
   const target = join(root, id);
-  if (existsSync(target)) return target;
+  const fault = existsSync(target) ? unusable(target) : null;
+  if (existsSync(target) && fault === null) return target;
 
-  mkdirSync(root, { recursive: true, mode: 0o700 }); // like the data dir's other folders
-  const partial = mkdtempSync(join(root, `${id}${PARTIAL_MARK}`));
+  const partial = await unpackInto(root, id, files);
   try {
-    for (const [path, blob] of files) {
-      const compressed = path.endsWith(COMPRESSED_SUFFIX);
-      const destination = join(partial, compressed ? path.slice(0, -COMPRESSED_SUFFIX.length) : path);
-      // Private like the rest of the data dir, whatever the umask: the server loads these libraries.
-      mkdirSync(dirname(destination), { recursive: true, mode: 0o700 });
-      await Bun.write(destination, compressed ? Bun.zstdDecompressSync(await blob.bytes()) : blob);
-      chmodSync(destination, 0o600);
-    }
+    if (fault !== null) moveAside(target, fault);
     renameSync(partial, target);
   } catch (error) {
     rmSync(partial, { recursive: true, force: true });
     // Another process unpacked the same build first: use its copy.
-    if (!existsSync(target)) throw error;
+    if (!existsSync(target) || unusable(target) !== null) throw error;
   }
   return target;
+}
+
+/** Why the unpacked folder cannot be used (a file missing, changed in size or unreadable), or null. */
+function unusable(folder: string): string | null {
+  let contents: Record<string, number>;
+  try {
+    contents = JSON.parse(readFileSync(join(folder, CONTENTS_FILE), "utf8")) as Record<string, number>;
+  } catch (error) {
+    // Unpacked by an executable from before the list was kept (same runtime files, same id): taken as it is.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    return `${CONTENTS_FILE}: ${errorCode(error)}`;
+  }
+  for (const [path, size] of Object.entries(contents)) {
+    const file = join(folder, path);
+    try {
+      accessSync(file, constants.R_OK);
+      if (statSync(file).size !== size) return `${path} has changed`;
+    } catch (error) {
+      return `${path}: ${errorCode(error)}`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Renames an unusable folder out of the way. Not removed: a server of this build may be running from it.
+ * Named as an abandoned unpacking, so that a serve or reindex removes it once it is old (removeOtherBuilds).
+ */
+function moveAside(target: string, fault: string): void {
+  try {
+    renameSync(target, `${target}${PARTIAL_MARK}unusable-${Date.now()}`);
+  } catch (error) {
+    throw new Error(
+      `The unpacked runtime folder ${target} cannot be used (${fault}) and cannot be replaced (${errorCode(error)}): ` +
+        `remove it (Quarry unpacks it again at its next start), or run Quarry as the user that owns the data dir`,
+    );
+  }
+}
+
+/** Writes the files into a new private folder under `root` and returns it. */
+async function unpackInto(root: string, id: string, files: Map<string, Blob>): Promise<string> {
+  mkdirSync(root, { recursive: true, mode: 0o700 }); // like the data dir's other folders
+  const partial = mkdtempSync(join(root, `${id}${PARTIAL_MARK}`));
+  try {
+    const contents: Record<string, number> = {};
+    for (const [path, blob] of files) {
+      const name = path.endsWith(COMPRESSED_SUFFIX) ? path.slice(0, -COMPRESSED_SUFFIX.length) : path;
+      const destination = join(partial, name);
+      // Private like the rest of the data dir, whatever the umask: the server loads these libraries.
+      mkdirSync(dirname(destination), { recursive: true, mode: 0o700 });
+      contents[name] = await Bun.write(destination, name === path ? blob : Bun.zstdDecompressSync(await blob.bytes()));
+      chmodSync(destination, 0o600);
+    }
+    writeFileSync(join(partial, CONTENTS_FILE), JSON.stringify(contents), { mode: 0o600 });
+    return partial;
+  } catch (error) {
+    rmSync(partial, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 }
 
 /**

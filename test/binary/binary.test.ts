@@ -240,4 +240,28 @@ describe("the compiled binary, alone in an empty directory", () => {
     expect(builds()).toEqual(before);
     expect(await stop(running)).toBe(0);
   }, 120_000);
+
+  test("a start after a file of the unpacked folder was lost unpacks it again", async () => {
+    const [build] = readdirSync(join(dataDir, ".runtime"));
+    const unpacked = join(dataDir, ".runtime", build);
+    rmSync(join(unpacked, "lib", "vec0.so"));
+    rmSync(join(unpacked, "models", "use-lite", "model.onnx"));
+    running = await startBinary(workDir);
+    const health = await request(running.url, "GET", "/health");
+    expect(health.status).toBe(200);
+    expect(existsSync(join(unpacked, "lib", "vec0.so"))).toBe(true);
+    expect(existsSync(join(unpacked, "models", "use-lite", "model.onnx"))).toBe(true);
+    // The damaged copy was moved aside under an abandoned unpacking's name, for a later start to remove.
+    expect(readdirSync(join(dataDir, ".runtime")).filter((name) => name !== build)).toEqual([expect.stringMatching(new RegExp(`^${build}\\.partial-unusable-\\d+$`))]);
+    // The model and sqlite-vec load from the new copy: a document is embedded and found by vector search.
+    const api = serverAt(running.url);
+    const account = await signup(api);
+    const kb = await api.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "After the repair" } });
+    const text = "The lighthouse keeper winds the clockwork every four hours.";
+    const added = await api.request("POST", `/v1/knowledge-bases/${kb.body.data.id}/documents/text`, { token: account.apiKey, body: { text } });
+    expect(await waitForDocument(api, account.apiKey, kb.body.data.id, added.body.data.id)).toMatchObject({ status: "ready" });
+    const search = await api.request("POST", `/v1/knowledge-bases/${kb.body.data.id}/search`, { token: account.apiKey, body: { query: "who winds the clockwork?", mode: "vector" } });
+    expect(search.body.data.results[0]).toMatchObject({ document_id: added.body.data.id, text });
+    expect(await stop(running)).toBe(0);
+  }, 120_000);
 });
