@@ -6,6 +6,7 @@ import { invalid, validationError, type QuarryError } from "../errors.ts";
 import { requestState } from "./request-state.ts";
 import { MAX_TEXT_LENGTH } from "../ingest/upload-rules.ts";
 import { requestPath } from "./request-path.ts";
+import { withExtendedFileNames } from "./form-file-names.ts";
 
 /** 50 MB of file plus room for multipart framing and form fields (the uploads). */
 export const MAX_BODY_BYTES = 51 * 1024 * 1024;
@@ -116,11 +117,27 @@ function unsupportedContentType(contentType: string): QuarryError {
 
 /**
  * Route option (`parse: MULTIPART`) of the routes that take multipart/form-data. The global parser below
- * runs first and marks a multipart body as unsupported; this clears the mark, then Elysia reads the form.
+ * runs first and marks a multipart body as unsupported; this clears the mark and reads the body (one sent
+ * chunked is cut off at MAX_BODY_BYTES), with names sent as filename*= made the parts' filename=
+ * (form-file-names.ts); then Elysia reads the form from those bytes.
  */
-export const MULTIPART: [({ request }: { request: Request }) => undefined, "formdata"] = [
-  ({ request }) => {
-    requestState(request).bodyError = undefined;
+export const MULTIPART: [({ request }: { request: Request }) => Promise<undefined>, "formdata"] = [
+  async ({ request }) => {
+    const state = requestState(request);
+    state.bodyError = undefined;
+    const contentType = request.headers.get("content-type") ?? "";
+    const bytes = await readBytes(request, MAX_BODY_BYTES);
+    let form: () => Promise<FormData>;
+    if (bytes instanceof Uint8Array) {
+      const boundary = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(contentType);
+      const body = boundary ? withExtendedFileNames(bytes, boundary[1] ?? boundary[2]) : bytes;
+      form = () => new Response(body as Uint8Array<ArrayBuffer>, { headers: { "content-type": contentType } }).formData();
+    } else {
+      state.bodyError = bytes; // thrown once the credential is checked (auth.ts)
+      form = async () => new FormData();
+    }
+    // Elysia's form parser calls request.formData(), which can no longer read the body: it is given this form.
+    Object.defineProperty(request, "formData", { value: form });
     return undefined;
   },
   "formdata",

@@ -1,0 +1,92 @@
+// A part's file name sent as filename*= (RFC 5987's charset'language'percent-encoded form, which RFC 6266
+// has recipients prefer to filename=), made the part's filename= before Bun's form parser reads the body.
+// That parser reads only the first filename parameter it meets and takes filename*= for none: a part
+// with only filename*= (Python's urllib3 1.x for a name outside ASCII), or with it before filename=,
+// became a text field and the upload "must be a file"; with filename= first the ASCII fallback was kept.
+
+/** Longest header block of a part that is looked at: far beyond any real one. */
+const MAX_PART_HEADER_BYTES = 16 * 1024;
+const CRLF_CRLF = Buffer.from("\r\n\r\n");
+/** The Content-Disposition line of a part's header block. */
+const DISPOSITION_LINE = /^content-disposition[ \t]*:(.*)$/im;
+/** One `; name=value` parameter, the value a token or a quoted string. */
+const PARAMETER = /;\s*([^\s=;]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)/g;
+/** RFC 5987 ext-value: charset, language (ignored), percent-encoded bytes. */
+const EXT_VALUE = /^([A-Za-z0-9!#$&+^_`{}~-]+)'[^']*'((?:[^%\s]|%[0-9A-Fa-f]{2})*)$/;
+
+/** The text of an RFC 5987 ext-value, or null when it is not one or its bytes are not in its charset. */
+function decodeExtValue(value: string): string | null {
+  const unquoted = value.startsWith('"') && value.endsWith('"') && value.length >= 2 ? value.slice(1, -1) : value;
+  const match = EXT_VALUE.exec(unquoted.trim());
+  if (!match) return null;
+  const [, charset, encoded] = match;
+  if (!/^(utf-8|iso-8859-1)$/i.test(charset)) return null; // the two RFC 5987 requires; others are not guessed at
+  const bytes: number[] = [];
+  for (let i = 0; i < encoded.length; i++) {
+    if (encoded[i] === "%") bytes.push(parseInt(encoded.slice(i + 1, (i += 2) + 1), 16));
+    else bytes.push(encoded.charCodeAt(i));
+  }
+  try {
+    return new TextDecoder(charset, { fatal: true }).decode(Uint8Array.from(bytes));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The name as a quoted filename= value: quotes and backslashes escaped (the parser undoes them), "%" and line
+ * breaks percent-encoded (the upload's name is percent-decoded once: upload-rules.ts).
+ */
+function quotedName(name: string): string {
+  return `"${name.replace(/[%\r\n]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`).replace(/["\\]/g, "\\$&")}"`;
+}
+
+/**
+ * The part's Content-Disposition line with one filename parameter: filename*='s name, or where that is no
+ * ext-value in its charset, filename= as sent; null to leave the line (neither). `value` is the line after
+ * its colon, read as Latin-1 (one character a byte), and so are the parameters kept.
+ */
+function dispositionWithOneName(value: string): Buffer | null {
+  const parameters = [...value.matchAll(PARAMETER)].map(([, key, raw]) => ({ key: key.toLowerCase(), raw: raw.trim() }));
+  const extended = parameters.find(({ key }) => key === "filename*");
+  const name = extended ? decodeExtValue(Buffer.from(extended.raw, "latin1").toString("utf8")) : null;
+  const plain = parameters.find(({ key }) => key === "filename");
+  if (name === null && !plain) return null;
+  const type = value.split(";", 1)[0].trim();
+  const kept = parameters.filter(({ key }) => key !== "filename" && key !== "filename*").map(({ key, raw }) => `; ${key}=${raw}`);
+  const line = Buffer.from(`Content-Disposition: ${type}${kept.join("")}`, "latin1");
+  return Buffer.concat([line, name === null ? Buffer.from(`; filename=${plain!.raw}`, "latin1") : Buffer.from(`; filename=${quotedName(name)}`)]);
+}
+
+/**
+ * The multipart body with every part's filename*= rewritten as its filename= (dispositionWithOneName); the
+ * same bytes when no part has one. `boundary` is the Content-Type's.
+ */
+export function withExtendedFileNames(body: Uint8Array, boundary: string): Uint8Array {
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const delimiter = Buffer.from(`--${boundary}`);
+  const edits: { start: number; end: number; line: Buffer }[] = [];
+  for (let at = bytes.indexOf(delimiter); at >= 0; at = bytes.indexOf(delimiter, at + delimiter.length)) {
+    if (at > 0 && bytes[at - 1] !== 0x0a) continue; // a delimiter starts a line
+    const headerStart = bytes.indexOf(0x0a, at + delimiter.length) + 1;
+    if (headerStart === 0) break;
+    const headerEnd = bytes.indexOf(CRLF_CRLF, headerStart);
+    if (headerEnd < 0 || headerEnd - headerStart > MAX_PART_HEADER_BYTES) continue;
+    const header = bytes.toString("latin1", headerStart, headerEnd); // one character a byte: offsets carry over
+    const line = DISPOSITION_LINE.exec(header);
+    if (!line || !/filename\*/i.test(line[1])) continue;
+    const rewritten = dispositionWithOneName(line[1]);
+    if (rewritten === null) continue;
+    edits.push({ start: headerStart + line.index, end: headerStart + line.index + line[0].length, line: rewritten });
+    at = headerEnd;
+  }
+  if (edits.length === 0) return body;
+  const pieces: Uint8Array[] = [];
+  let from = 0;
+  for (const { start, end, line } of edits) {
+    pieces.push(bytes.subarray(from, start), line);
+    from = end;
+  }
+  pieces.push(bytes.subarray(from));
+  return Buffer.concat(pieces);
+}
