@@ -15,6 +15,15 @@ afterAll(() => server.stop());
 const text = (name: string, content: string) => new File([content], name, { type: "text/plain" });
 const get = (ws: Workspace, path = "") => server.request("GET", `${ws.docs}${path}`, { token: ws.account.apiKey });
 
+/** Uploads "hello" as one multipart part with this Content-Disposition, written by hand. */
+function uploadPart(ws: Workspace, disposition: string, boundary = "XyZ") {
+  return server.request("POST", ws.docs, {
+    token: ws.account.apiKey,
+    headers: { "content-type": `multipart/form-data; boundary="${boundary}"` },
+    body: `--${boundary}\r\nContent-Disposition: ${disposition}\r\nContent-Type: text/plain\r\n\r\nhello\r\n--${boundary}--\r\n`,
+  });
+}
+
 function expectValidation(res: { status: number; body: any }, field: string | string[], message?: RegExp) {
   expect(res.status).toBe(400);
   expect(res.body.error.code).toBe("VALIDATION_ERROR");
@@ -121,12 +130,7 @@ describe("POST /documents (upload)", () => {
 
   test("a name sent as RFC 2047 encoded words (.NET's HttpClient, for a name outside ASCII), percent-encoded or with quoted-string escapes is decoded", async () => {
     const ws = await workspace(server);
-    const raw = (disposition: string) =>
-      server.request("POST", ws.docs, {
-        token: ws.account.apiKey,
-        headers: { "content-type": "multipart/form-data; boundary=XyZ" },
-        body: `--XyZ\r\nContent-Disposition: ${disposition}\r\nContent-Type: text/plain\r\n\r\nhello\r\n--XyZ--\r\n`,
-      });
+    const raw = (disposition: string) => uploadPart(ws, disposition);
     // As .NET writes it once the part's name is quoted (its unquoted name=file is not read by the form parser).
     const dotnet = await raw(`form-data; name="file"; filename="=?utf-8?B?csOpc3Vtw6kudHh0?="; filename*=utf-8''r%C3%A9sum%C3%A9.txt`);
     expect([dotnet.status, dotnet.body.data.name, dotnet.body.data.file_type]).toEqual([202, "résumé.txt", "txt"]);
@@ -151,12 +155,8 @@ describe("POST /documents (upload)", () => {
 
   test("a name sent as filename*= (RFC 5987) is the document's name, before or after filename= or alone", async () => {
     const ws = await workspace(server);
-    const raw = (disposition: string) =>
-      server.request("POST", ws.docs, {
-        token: ws.account.apiKey,
-        headers: { "content-type": 'multipart/form-data; boundary="a b:c"' },
-        body: `--a b:c\r\nContent-Disposition: ${disposition}\r\nContent-Type: application/octet-stream\r\n\r\nhello\r\n--a b:c--\r\n`,
-      });
+    // A boundary with characters RFC 2046 allows, quoted.
+    const raw = (disposition: string) => uploadPart(ws, disposition, "a b:c");
     const sent = [
       [`form-data; name="file"; filename*=UTF-8''d%C3%A9j%C3%A0%20vu.txt; filename="deja vu.txt"`, "déjà vu.txt"],
       [`form-data; name="file"; filename="deja vu.txt"; filename*=UTF-8''d%C3%A9j%C3%A0%20vu.txt`, "déjà vu.txt"],
