@@ -11,8 +11,8 @@ const CRLF_CRLF = Buffer.from("\r\n\r\n");
 const DISPOSITION_LINE = /^content-disposition[ \t]*:(.*)$/im;
 /** One `; name=value` parameter, the value a token or a quoted string. */
 const PARAMETER = /;\s*([^\s=;]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)/g;
-/** RFC 5987 ext-value: charset, language (ignored), percent-encoded bytes. */
-const EXT_VALUE = /^([A-Za-z0-9!#$&+^_`{}~-]+)'[^']*'((?:[^%\s]|%[0-9A-Fa-f]{2})*)$/;
+/** RFC 5987 ext-value: charset, language (ignored), bytes as visible ASCII or percent-encoded (raw text is none). */
+const EXT_VALUE = /^([A-Za-z0-9!#$&+^_`{}~-]+)'[^']*'((?:[!-$&-~]|%[0-9A-Fa-f]{2})*)$/;
 
 /** The text of an RFC 5987 ext-value, or null when it is not one or its bytes are not in its charset. */
 function decodeExtValue(value: string): string | null {
@@ -34,11 +34,12 @@ function decodeExtValue(value: string): string | null {
 }
 
 /**
- * The name as a quoted filename= value: quotes and backslashes escaped (the parser undoes them), "%" and line
- * breaks percent-encoded (the upload's name is percent-decoded once: upload-rules.ts).
+ * The name as a quoted filename= value, with "%", quotes, backslashes and line breaks percent-encoded: the
+ * parser does not undo a quoted string's escapes where one ends in a backslash, and the upload's name is
+ * percent-decoded once (upload-rules.ts).
  */
 function quotedName(name: string): string {
-  return `"${name.replace(/[%\r\n]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`).replace(/["\\]/g, "\\$&")}"`;
+  return `"${name.replace(/[%"\\\r\n]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`)}"`;
 }
 
 /**
@@ -49,7 +50,7 @@ function quotedName(name: string): string {
 function dispositionWithOneName(value: string): Buffer | null {
   const parameters = [...value.matchAll(PARAMETER)].map(([, key, raw]) => ({ key: key.toLowerCase(), raw: raw.trim() }));
   const extended = parameters.find(({ key }) => key === "filename*");
-  const name = extended ? decodeExtValue(Buffer.from(extended.raw, "latin1").toString("utf8")) : null;
+  const name = extended ? decodeExtValue(extended.raw) : null;
   const plain = parameters.find(({ key }) => key === "filename");
   if (name === null && !plain) return null;
   const type = value.split(";", 1)[0].trim();
@@ -58,27 +59,37 @@ function dispositionWithOneName(value: string): Buffer | null {
   return Buffer.concat([line, name === null ? Buffer.from(`; filename=${plain!.raw}`, "latin1") : Buffer.from(`; filename=${quotedName(name)}`)]);
 }
 
+/** The first line of a part: a delimiter at the body's start or after CRLF, then optional blanks and CRLF. */
+function isPartStart(bytes: Buffer, at: number, delimiterLength: number): boolean {
+  if (at > 0 && (bytes[at - 2] !== 0x0d || bytes[at - 1] !== 0x0a)) return false;
+  let i = at + delimiterLength;
+  while (bytes[i] === 0x20 || bytes[i] === 0x09) i++;
+  return bytes[i] === 0x0d && bytes[i + 1] === 0x0a;
+}
+
 /**
  * The multipart body with every part's filename*= rewritten as its filename= (dispositionWithOneName); the
- * same bytes when no part has one. `boundary` is the Content-Type's.
+ * same bytes when no part has one. `boundary` is the Content-Type's. Parts are found as Bun's parser finds
+ * them (a delimiter line after CRLF), so bytes of a file's content are never taken for a part's header.
  */
 export function withExtendedFileNames(body: Uint8Array, boundary: string): Uint8Array {
   const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const delimiter = Buffer.from(`--${boundary}`);
   const edits: { start: number; end: number; line: Buffer }[] = [];
-  for (let at = bytes.indexOf(delimiter); at >= 0; at = bytes.indexOf(delimiter, at + delimiter.length)) {
-    if (at > 0 && bytes[at - 1] !== 0x0a) continue; // a delimiter starts a line
-    const headerStart = bytes.indexOf(0x0a, at + delimiter.length) + 1;
-    if (headerStart === 0) break;
-    const headerEnd = bytes.indexOf(CRLF_CRLF, headerStart);
-    if (headerEnd < 0 || headerEnd - headerStart > MAX_PART_HEADER_BYTES) continue;
-    const header = bytes.toString("latin1", headerStart, headerEnd); // one character a byte: offsets carry over
-    const line = DISPOSITION_LINE.exec(header);
-    if (!line || !/filename\*/i.test(line[1])) continue;
-    const rewritten = dispositionWithOneName(line[1]);
-    if (rewritten === null) continue;
-    edits.push({ start: headerStart + line.index, end: headerStart + line.index + line[0].length, line: rewritten });
-    at = headerEnd;
+  let at = bytes.indexOf(delimiter);
+  while (at >= 0) {
+    let next = at + delimiter.length;
+    if (isPartStart(bytes, at, delimiter.length)) {
+      const headerStart = bytes.indexOf(CRLF_CRLF.subarray(0, 2), next) + 2;
+      const headerEnd = bytes.indexOf(CRLF_CRLF, headerStart - 2);
+      if (headerEnd < 0) break;
+      const header = bytes.toString("latin1", headerStart, headerEnd); // one character a byte: offsets carry over
+      const line = headerEnd - headerStart <= MAX_PART_HEADER_BYTES ? DISPOSITION_LINE.exec(header) : null;
+      const rewritten = line && /filename\*/i.test(line[1]) ? dispositionWithOneName(line[1]) : null;
+      if (line && rewritten) edits.push({ start: headerStart + line.index, end: headerStart + line.index + line[0].length, line: rewritten });
+      next = headerEnd + 2; // the part's content starts after the blank line; the next delimiter's CRLF may be its first bytes
+    }
+    at = bytes.indexOf(delimiter, next);
   }
   if (edits.length === 0) return body;
   const pieces: Uint8Array[] = [];

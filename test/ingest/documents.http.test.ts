@@ -1,7 +1,7 @@
 // The document endpoints (spec 4.3) through HTTP: upload validation, listing and pagination, metadata
 // updates, replacement, deletion of every trace, chunk paging, document_count and account isolation.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { signup, startTestServer, waitForDocument, type ApiResponse, type TestServer } from "../helpers/server.ts";
 import { addText, allChunks, indexRows, ingest, keywordHits, replace, totalVectors, upload, vectorsPurged, workspace, type Workspace } from "./ingest-helpers.ts";
@@ -166,11 +166,29 @@ describe("POST /documents (upload)", () => {
       // Not an ext-value in a charset it names correctly: filename= stands.
       [`form-data; name="file"; filename*=UTF-8''%FF.txt; filename="fallback.txt"`, "fallback.txt"],
       [`form-data; name="file"; filename*=KOI8-R''%C1.txt; filename="fallback.txt"`, "fallback.txt"],
+      // Raw text is no ext-value (RFC 5987 takes only ASCII): filename= stands.
+      [`form-data; name="file"; filename="上海.txt"; filename*=UTF-8''上海.txt`, "上海.txt"],
+      [`form-data; name="file"; filename*=UTF-8''a%22b%5Cc.txt`, "c.txt"],
     ];
     for (const [disposition, name] of sent) {
       const res = await raw(disposition);
       expect([disposition, res.status, res.body.data?.name, res.body.data?.file_size_bytes]).toEqual([disposition, 202, name, 5]);
     }
+  });
+
+  test("filename*= is read in every part, and never in a file's content", async () => {
+    const ws = await workspace(server);
+    const boundary = "------------------------a1b2c3d4e5f6a7b8"; // curl's length: longer than the first part's content
+    const part = (disposition: string, content: string) => `--${boundary}\r\nContent-Disposition: ${disposition}\r\n\r\n${content}\r\n`;
+    const send = (body: string) =>
+      server.request("POST", ws.docs, { token: ws.account.apiKey, headers: { "content-type": `multipart/form-data; boundary=${boundary}` }, body });
+    const second = await send(`${part(`form-data; name="attachment"; filename*=utf-8''%C3%BC.txt`, "small")}${part(`form-data; name="file"; filename*=utf-8''%C3%A9t%C3%A9.txt`, "hello")}--${boundary}--\r\n`);
+    expect([second.status, second.body.data?.name]).toEqual([202, "été.txt"]);
+    // Text in the file that looks like a part's header after a bare line feed is content, kept byte for byte.
+    const content = `text\n--${boundary}\nContent-Disposition: form-data; name="x"; filename*=UTF-8''zz.txt\nX: y\r\n\r\ntail`;
+    const kept = await send(`${part('form-data; name="file"; filename="plain.txt"', content)}--${boundary}--\r\n`);
+    expect([kept.status, kept.body.data.file_size_bytes]).toEqual([202, Buffer.byteLength(content)]);
+    expect(readFileSync(join(server.dataDir, kept.body.data.storage_path), "utf8")).toBe(content);
   });
 
   test("a multipart upload sent chunked past the size limit is refused as too large", async () => {
