@@ -53,8 +53,8 @@ function unusable(folder: string): string | null {
   try {
     contents = JSON.parse(readFileSync(join(folder, CONTENTS_FILE), "utf8")) as Record<string, number>;
   } catch (error) {
-    // Unpacked by an executable from before the list was kept (same runtime files, same id): taken as it is.
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    // Also where an executable from before the list was kept (same runtime files, same id) unpacked it:
+    // unpacked again once, so that the folder can be checked from then on.
     return `${CONTENTS_FILE}: ${errorCode(error)}`;
   }
   for (const [path, size] of Object.entries(contents)) {

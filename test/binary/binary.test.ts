@@ -264,4 +264,16 @@ describe("the compiled binary, alone in an empty directory", () => {
     expect(search.body.data.results[0]).toMatchObject({ document_id: added.body.data.id, text });
     expect(await stop(running)).toBe(0);
   }, 120_000);
+
+  test("a folder without its list of files (as an older executable of the same runtime unpacked it) is unpacked again", async () => {
+    const build = readdirSync(join(dataDir, ".runtime")).find((name) => !name.includes(".partial-"))!;
+    const unpacked = join(dataDir, ".runtime", build);
+    rmSync(join(unpacked, ".contents.json"));
+    rmSync(join(unpacked, "lib", "vec0.so"));
+    running = await startBinary(workDir);
+    expect((await request(running.url, "GET", "/health")).status).toBe(200);
+    expect(existsSync(join(unpacked, "lib", "vec0.so"))).toBe(true);
+    expect(existsSync(join(unpacked, ".contents.json"))).toBe(true);
+    expect(await stop(running)).toBe(0);
+  }, 120_000);
 });
