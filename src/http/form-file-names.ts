@@ -3,9 +3,16 @@
 // That parser reads only the first filename parameter it meets and takes filename*= for none: a part
 // with only filename*= (Python's urllib3 1.x for a name outside ASCII), or with it before filename=,
 // became a text field and the upload "must be a file"; with filename= first the ASCII fallback was kept.
+import { decodeEncodedWords } from "../ingest/encoded-words.ts";
 
-/** Longest header block of a part that is looked at: far beyond any real one. */
-const MAX_PART_HEADER_BYTES = 16 * 1024;
+/**
+ * What is looked at, far beyond any real form (a part's header block takes a few hundred bytes, an upload one
+ * file part): past these a part is left as sent, so that a crafted body cannot hold the HTTP thread (3,000
+ * parts of 5,400 parameters each took 4 s to rewrite).
+ */
+const MAX_PART_HEADER_BYTES = 4 * 1024;
+const MAX_PARAMETERS = 32;
+const MAX_NAMED_PARTS = 64;
 const CRLF_CRLF = Buffer.from("\r\n\r\n");
 /** The Content-Disposition line of a part's header block. */
 const DISPOSITION_LINE = /^content-disposition[ \t]*:(.*)$/im;
@@ -34,12 +41,16 @@ function decodeExtValue(value: string): string | null {
 }
 
 /**
- * The name as a quoted filename= value, with "%", quotes, backslashes and line breaks percent-encoded: the
- * parser does not undo a quoted string's escapes where one ends in a backslash, and the upload's name is
- * percent-decoded once (upload-rules.ts).
+ * The name as a quoted filename= value that sentFileName (upload-rules.ts) reads back as the name: the
+ * parser keeps a quoted string's escapes and sentFileName undoes them, so a quote is escaped; a backslash is
+ * written as "/" (either is a path separator there, and a backslash before the closing quote misleads the
+ * parser); control characters, which the name would lose anyway, are dropped (a NUL ends it in the parser);
+ * and "%" is written %25 where the name is percent-decoded (one that holds RFC 2047 encoded words is not).
  */
 function quotedName(name: string): string {
-  return `"${name.replace(/[%"\\\r\n]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`)}"`;
+  const plain = name.replace(/[\x00-\x1f\x7f]/g, "").replace(/\\/g, "/");
+  const percent = decodeEncodedWords(plain) === plain ? plain.replace(/%/g, "%25") : plain;
+  return `"${percent.replace(/"/g, '\\"')}"`;
 }
 
 /**
@@ -50,7 +61,8 @@ function quotedName(name: string): string {
 function dispositionWithOneName(value: string): Buffer | null {
   const parameters = [...value.matchAll(PARAMETER)].map(([, key, raw]) => ({ key: key.toLowerCase(), raw: raw.trim() }));
   const extended = parameters.find(({ key }) => key === "filename*");
-  const name = extended ? decodeExtValue(extended.raw) : null;
+  const decoded = extended ? decodeExtValue(extended.raw) : null;
+  const name = decoded?.trim() ? decoded : null; // an empty name names nothing: filename= stands
   const plain = parameters.find(({ key }) => key === "filename");
   if (name === null && !plain) return null;
   const type = value.split(";", 1)[0].trim();
@@ -76,22 +88,39 @@ export function withExtendedFileNames(body: Uint8Array, boundary: string): Uint8
   const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const delimiter = Buffer.from(`--${boundary}`);
   const edits: { start: number; end: number; line: Buffer }[] = [];
-  let at = bytes.indexOf(delimiter);
-  while (at >= 0) {
-    let next = at + delimiter.length;
+  let named = 0;
+  let next = 0;
+  for (let at = bytes.indexOf(delimiter); at >= 0 && named < MAX_NAMED_PARTS; at = bytes.indexOf(delimiter, next)) {
+    next = at + delimiter.length;
     if (isPartStart(bytes, at, delimiter.length)) {
       const headerStart = bytes.indexOf(CRLF_CRLF.subarray(0, 2), next) + 2;
       const headerEnd = bytes.indexOf(CRLF_CRLF, headerStart - 2);
       if (headerEnd < 0) break;
-      const header = bytes.toString("latin1", headerStart, headerEnd); // one character a byte: offsets carry over
-      const line = headerEnd - headerStart <= MAX_PART_HEADER_BYTES ? DISPOSITION_LINE.exec(header) : null;
-      const rewritten = line && /filename\*/i.test(line[1]) ? dispositionWithOneName(line[1]) : null;
-      if (line && rewritten) edits.push({ start: headerStart + line.index, end: headerStart + line.index + line[0].length, line: rewritten });
       next = headerEnd + 2; // the part's content starts after the blank line; the next delimiter's CRLF may be its first bytes
+      if (headerEnd - headerStart > MAX_PART_HEADER_BYTES) continue;
+      const header = bytes.toString("latin1", headerStart, headerEnd); // one character a byte: offsets carry over
+      const line = DISPOSITION_LINE.exec(header);
+      if (!line || !/filename\*/i.test(line[1])) continue;
+      named++;
+      if (line[1].split(";").length > MAX_PARAMETERS + 1) continue;
+      const rewritten = dispositionWithOneName(line[1]);
+      if (rewritten) edits.push({ start: headerStart + line.index, end: headerStart + line.index + line[0].length, line: rewritten });
     }
-    at = bytes.indexOf(delimiter, next);
   }
-  if (edits.length === 0) return body;
+  return applyEdits(bytes, edits) ?? body;
+}
+
+/**
+ * The lines replaced: in place, each padded with blanks to the length of the one it replaces (it is rarely
+ * longer: "filename*=UTF-8''" and three bytes a percent-escape go), so that a 50 MB upload is not copied
+ * again; into a new body when one is longer. Null when there are none.
+ */
+function applyEdits(bytes: Buffer, edits: { start: number; end: number; line: Buffer }[]): Buffer | null {
+  if (edits.length === 0) return null;
+  if (edits.every(({ start, end, line }) => line.length <= end - start)) {
+    for (const { start, end, line } of edits) bytes.fill(0x20, start + line.copy(bytes, start), end);
+    return bytes;
+  }
   const pieces: Uint8Array[] = [];
   let from = 0;
   for (const { start, end, line } of edits) {

@@ -169,6 +169,14 @@ describe("POST /documents (upload)", () => {
       // Raw text is no ext-value (RFC 5987 takes only ASCII): filename= stands.
       [`form-data; name="file"; filename="上海.txt"; filename*=UTF-8''上海.txt`, "上海.txt"],
       [`form-data; name="file"; filename*=UTF-8''a%22b%5Cc.txt`, "c.txt"],
+      // An empty or blank name names nothing: filename= stands.
+      [`form-data; name="file"; filename="fb.txt"; filename*=UTF-8''`, "fb.txt"],
+      [`form-data; name="file"; filename="fb.txt"; filename*=UTF-8''%20`, "fb.txt"],
+      // Read back exactly as a name sent as filename= would be: control characters (a NUL too) dropped, "%"
+      // kept, encoded words decoded.
+      [`form-data; name="file"; filename*=UTF-8''a%00b%0D%0A.txt`, "ab.txt"],
+      [`form-data; name="file"; filename*=UTF-8''100%25%20off%2541.txt`, "100% off%41.txt"],
+      [`form-data; name="file"; filename*=UTF-8''%3D%3Futf-8%3FQ%3Fab%3F%3D%20100%25%22.txt`, 'ab 100%".txt'],
     ];
     for (const [disposition, name] of sent) {
       const res = await raw(disposition);
