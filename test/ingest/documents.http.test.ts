@@ -177,6 +177,11 @@ describe("POST /documents (upload)", () => {
       [`form-data; name="file"; filename*=UTF-8''a%00b%0D%0A.txt`, "ab.txt"],
       [`form-data; name="file"; filename*=UTF-8''100%25%20off%2541.txt`, "100% off%41.txt"],
       [`form-data; name="file"; filename*=UTF-8''%3D%3Futf-8%3FQ%3Fab%3F%3D%20100%25%22.txt`, 'ab 100%".txt'],
+      // A name an upload cannot take (nothing left once cleaned, no extension) leaves filename= standing.
+      ...["%01", "%E2%80%AE", "dir%2F", "b.txt%5C", "..", "noext"].map((value) => [`form-data; name="file"; filename="good.txt"; filename*=UTF-8''${value}`, "good.txt"]),
+      // The parser stops reading parameters at an unquoted value: the name and filename are written first.
+      [`form-data; name="file"; filename="a.txt"; filename*=UTF-8''%C3%A9.txt; size=5`, "é.txt"],
+      [`form-data; size=5; name="file"; filename="a.txt"; filename*0*=UTF-8''%C3%A9; filename*1*=.txt`, "a.txt"],
     ];
     for (const [disposition, name] of sent) {
       const res = await raw(disposition);
@@ -192,11 +197,14 @@ describe("POST /documents (upload)", () => {
       server.request("POST", ws.docs, { token: ws.account.apiKey, headers: { "content-type": `multipart/form-data; boundary=${boundary}` }, body });
     const second = await send(`${part(`form-data; name="attachment"; filename*=utf-8''%C3%BC.txt`, "small")}${part(`form-data; name="file"; filename*=utf-8''%C3%A9t%C3%A9.txt`, "hello")}--${boundary}--\r\n`);
     expect([second.status, second.body.data?.name]).toEqual([202, "été.txt"]);
-    // Text in the file that looks like a part's header after a bare line feed is content, kept byte for byte.
-    const content = `text\n--${boundary}\nContent-Disposition: form-data; name="x"; filename*=UTF-8''zz.txt\nX: y\r\n\r\ntail`;
-    const kept = await send(`${part('form-data; name="file"; filename="plain.txt"', content)}--${boundary}--\r\n`);
-    expect([kept.status, kept.body.data.file_size_bytes]).toEqual([202, Buffer.byteLength(content)]);
-    expect(readFileSync(join(server.dataDir, kept.body.data.storage_path), "utf8")).toBe(content);
+    // Text in the file that looks like a part's header, after a bare line feed or after a delimiter the parser
+    // does not take (blanks before its CRLF), is content, kept byte for byte.
+    for (const fake of [`\n--${boundary}\n`, `\r\n--${boundary} \r\n`, `\r\n--${boundary}\t\r\n`]) {
+      const content = `text${fake}Content-Disposition: form-data; name="x"; filename*=UTF-8''zz.txt\r\nX: y\r\n\r\ntail`;
+      const kept = await send(`${part('form-data; name="file"; filename="plain.txt"', content)}--${boundary}--\r\n`);
+      expect([kept.status, kept.body.data.file_size_bytes]).toEqual([202, Buffer.byteLength(content)]);
+      expect(readFileSync(join(server.dataDir, kept.body.data.storage_path), "utf8")).toBe(content);
+    }
   });
 
   test("a multipart upload sent chunked past the size limit is refused as too large", async () => {
