@@ -51,7 +51,7 @@ export const ChunkSchema = z.object({
 
 const FILE_RULES =
   `Allowed extensions (case-insensitive): ${SUPPORTED_TYPES.join(", ")}; not empty and at most ${MAX_FILE_BYTES} bytes (50 MB). ` +
-  "The document's name is the part's filename without its directories; a name sent percent-encoded (RFC 7578) or as RFC 2047 encoded words is decoded, and one sent as filename*= (RFC 5987, UTF-8 or ISO-8859-1) is preferred to filename=, as RFC 6266 has it.";
+  "The document's name is the part's filename without its directories; a name sent percent-encoded (RFC 7578) or as RFC 2047 encoded words is decoded, and one sent as filename*= (RFC 5987, UTF-8 or ISO-8859-1) is preferred to filename=, as RFC 6266 has it, unless it names nothing an upload can take (blank, no supported extension).";
 
 const UploadBody = z.object(
   {
