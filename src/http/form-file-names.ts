@@ -15,8 +15,8 @@ const MAX_PART_HEADER_BYTES = 4 * 1024;
 const MAX_PARAMETERS = 32;
 const MAX_NAMED_PARTS = 64;
 const MAX_PARTS = 1000;
-/** "filename*" as clients write it ("filename*", "Filename*", "FILENAME*"): a body with neither is not scanned part by part. */
-const EXTENDED_NAME = [Buffer.from("lename*"), Buffer.from("LENAME*")];
+/** In every filename*= however its name is written ("FileName*="): a body without it is not scanned part by part. */
+const EXTENDED_MARK = Buffer.from("*=");
 const CRLF_CRLF = Buffer.from("\r\n\r\n");
 /** The Content-Disposition line of a part's header block. */
 const DISPOSITION_LINE = /^content-disposition[ \t]*:(.*)$/im;
@@ -83,11 +83,16 @@ function dispositionWithOneName(value: string): Buffer | null {
   const quoted = decoded === null ? null : quotedName(decoded);
   const filename = quoted !== null && (!plain || usable(quoted.slice(1, -1))) ? Buffer.from(quoted) : Buffer.from(plain!.raw, "latin1");
   const type = value.split(";", 1)[0].trim();
-  const others = (name: boolean) => parameters.filter(({ key }) => (key === "name") === name && key !== "filename" && key !== "filename*").map(({ key, raw }) => `; ${key}=${raw}`);
+  // One name: the one the parser read before (the last name= up to the first unquoted value of a parameter kept),
+  // else the first.
+  const unquoted = parameters.findIndex(({ key, raw }) => key !== "filename" && key !== "filename*" && !raw.startsWith('"'));
+  const isName = ({ key }: { key: string }) => key === "name";
+  const name = parameters.slice(0, unquoted < 0 ? parameters.length : unquoted + 1).findLast(isName) ?? parameters.find(isName);
+  const others = parameters.filter(({ key }) => key !== "name" && key !== "filename" && key !== "filename*").map(({ key, raw }) => `; ${key}=${raw}`);
   return Buffer.concat([
-    Buffer.from(`Content-Disposition: ${type}${others(true).join("")}; filename=`, "latin1"),
+    Buffer.from(`Content-Disposition: ${type}${name ? `; name=${name.raw}` : ""}; filename=`, "latin1"),
     filename,
-    Buffer.from(others(false).join(""), "latin1"),
+    Buffer.from(others.join(""), "latin1"),
   ]);
 }
 
@@ -107,7 +112,7 @@ export function withExtendedFileNames(body: Uint8Array, boundary: string): Uint8
   const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const delimiter = Buffer.from(`--${boundary}`);
   const edits: { start: number; end: number; line: Buffer }[] = [];
-  if (EXTENDED_NAME.every((text) => bytes.indexOf(text) < 0)) return body;
+  if (bytes.indexOf(EXTENDED_MARK) < 0) return body;
   let [parts, named, next] = [0, 0, 0];
   for (let at = bytes.indexOf(delimiter); at >= 0 && named < MAX_NAMED_PARTS && parts < MAX_PARTS; at = bytes.indexOf(delimiter, next)) {
     next = at + delimiter.length;

@@ -182,11 +182,29 @@ describe("POST /documents (upload)", () => {
       // The parser stops reading parameters at an unquoted value: the name and filename are written first.
       [`form-data; name="file"; filename="a.txt"; filename*=UTF-8''%C3%A9.txt; size=5`, "é.txt"],
       [`form-data; size=5; name="file"; filename="a.txt"; filename*0*=UTF-8''%C3%A9; filename*1*=.txt`, "a.txt"],
+      // The part keeps the name the parser read before: the last name= up to the first unquoted value.
+      [`form-data; name="file"; filename="a.txt"; size=12; name="other"; filename*=UTF-8''b.txt`, "b.txt"],
+      // However the parameter's name is written.
+      [`form-data; name="file"; filename="fallback.txt"; FileName*=UTF-8''r%C3%A9sum%C3%A9.txt`, "résumé.txt"],
     ];
     for (const [disposition, name] of sent) {
       const res = await raw(disposition);
       expect([disposition, res.status, res.body.data?.name, res.body.data?.file_size_bytes]).toEqual([disposition, 202, name, 5]);
     }
+  });
+
+  test("metadata sent both as text and as a file part is refused, whichever way the file part is named", async () => {
+    const ws = await workspace(server);
+    for (const named of ['filename="m.json"', "filename*=UTF-8''m.json"]) {
+      const body = [
+        '--XX\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhello\r\n',
+        `--XX\r\nContent-Disposition: form-data; name="metadata"; ${named}\r\n\r\n{"a":1}\r\n`,
+        '--XX\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n{"b":2}\r\n--XX--\r\n',
+      ].join("");
+      const res = await server.request("POST", ws.docs, { token: ws.account.apiKey, headers: { "content-type": "multipart/form-data; boundary=XX" }, body });
+      expectValidation(res, "metadata", /sent once; it came both as text and as a file/);
+    }
+    expect((await get(ws)).body.data).toEqual([]);
   });
 
   test("filename*= is read in every part, and never in a file's content", async () => {
