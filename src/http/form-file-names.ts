@@ -10,13 +10,12 @@ import { checkUploadFile } from "../ingest/upload-rules.ts";
  * What is looked at, far beyond any real form (a part's header block takes a few hundred bytes, an upload one
  * file part): past these a part, or the rest of the body, is left as sent, so that a crafted body cannot hold
  * the HTTP thread (3,000 parts of 5,400 parameters each took 4 s to rewrite, 2.8 million empty parts 0.5 s).
+ * A scan finds the delimiters with Buffer.indexOf: a 50 MB upload of one part is read through once, in ~5 ms.
  */
 const MAX_PART_HEADER_BYTES = 4 * 1024;
 const MAX_PARAMETERS = 32;
 const MAX_NAMED_PARTS = 64;
 const MAX_PARTS = 1000;
-/** In every filename*= however its name is written ("FileName*="): a body without it is not scanned part by part. */
-const EXTENDED_MARK = Buffer.from("*=");
 const CRLF_CRLF = Buffer.from("\r\n\r\n");
 /** The Content-Disposition line of a part's header block. */
 const DISPOSITION_LINE = /^content-disposition[ \t]*:(.*)$/im;
@@ -68,6 +67,22 @@ function usable(parsedName: string): boolean {
 }
 
 /**
+ * The name= the parser read from the line as sent: it takes parameters in order until it holds a name and a
+ * filename (filename*= counts), or meets an unquoted value (RFC 2183's `size=19`), and the last name= before.
+ */
+function parsedName(parameters: { key: string; raw: string }[]): { key: string; raw: string } | undefined {
+  let name: { key: string; raw: string } | undefined;
+  let filename = false;
+  for (const parameter of parameters) {
+    const isFilename = parameter.key === "filename" || parameter.key === "filename*";
+    if (parameter.key === "name") name = parameter;
+    filename ||= isFilename;
+    if ((name && filename) || (!isFilename && !parameter.raw.startsWith('"'))) break;
+  }
+  return name;
+}
+
+/**
  * The part's Content-Disposition line with one filename parameter: filename*='s name, or where that is no
  * ext-value in its charset, or names nothing an upload can take (blank, "..", no extension), filename= as
  * sent; null to leave the line (neither). The part's name and its filename come first: the parser stops
@@ -83,11 +98,7 @@ function dispositionWithOneName(value: string): Buffer | null {
   const quoted = decoded === null ? null : quotedName(decoded);
   const filename = quoted !== null && (!plain || usable(quoted.slice(1, -1))) ? Buffer.from(quoted) : Buffer.from(plain!.raw, "latin1");
   const type = value.split(";", 1)[0].trim();
-  // One name: the one the parser read before (the last name= up to the first unquoted value of a parameter kept),
-  // else the first.
-  const unquoted = parameters.findIndex(({ key, raw }) => key !== "filename" && key !== "filename*" && !raw.startsWith('"'));
-  const isName = ({ key }: { key: string }) => key === "name";
-  const name = parameters.slice(0, unquoted < 0 ? parameters.length : unquoted + 1).findLast(isName) ?? parameters.find(isName);
+  const name = parsedName(parameters) ?? parameters.find(({ key }) => key === "name");
   const others = parameters.filter(({ key }) => key !== "name" && key !== "filename" && key !== "filename*").map(({ key, raw }) => `; ${key}=${raw}`);
   return Buffer.concat([
     Buffer.from(`Content-Disposition: ${type}${name ? `; name=${name.raw}` : ""}; filename=`, "latin1"),
@@ -112,7 +123,6 @@ export function withExtendedFileNames(body: Uint8Array, boundary: string): Uint8
   const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const delimiter = Buffer.from(`--${boundary}`);
   const edits: { start: number; end: number; line: Buffer }[] = [];
-  if (bytes.indexOf(EXTENDED_MARK) < 0) return body;
   let [parts, named, next] = [0, 0, 0];
   for (let at = bytes.indexOf(delimiter); at >= 0 && named < MAX_NAMED_PARTS && parts < MAX_PARTS; at = bytes.indexOf(delimiter, next)) {
     next = at + delimiter.length;

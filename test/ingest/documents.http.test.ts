@@ -182,10 +182,12 @@ describe("POST /documents (upload)", () => {
       // The parser stops reading parameters at an unquoted value: the name and filename are written first.
       [`form-data; name="file"; filename="a.txt"; filename*=UTF-8''%C3%A9.txt; size=5`, "é.txt"],
       [`form-data; size=5; name="file"; filename="a.txt"; filename*0*=UTF-8''%C3%A9; filename*1*=.txt`, "a.txt"],
-      // The part keeps the name the parser read before: the last name= up to the first unquoted value.
+      // The part keeps the name the parser read before: it stops at a name and a filename, or at an unquoted value.
       [`form-data; name="file"; filename="a.txt"; size=12; name="other"; filename*=UTF-8''b.txt`, "b.txt"],
-      // However the parameter's name is written.
+      [`form-data; name="file"; filename="m.txt"; filename*=UTF-8''%C3%A9.txt; name="x"`, "é.txt"],
+      // However the parameter is written, whatever the file holds ("hello").
       [`form-data; name="file"; filename="fallback.txt"; FileName*=UTF-8''r%C3%A9sum%C3%A9.txt`, "résumé.txt"],
+      [`form-data; name="file"; filename="fallback.txt"; filename* = UTF-8''%C3%A9t%C3%A9.txt`, "été.txt"],
     ];
     for (const [disposition, name] of sent) {
       const res = await raw(disposition);
@@ -193,12 +195,13 @@ describe("POST /documents (upload)", () => {
     }
   });
 
-  test("metadata sent both as text and as a file part is refused, whichever way the file part is named", async () => {
+  test("metadata sent both as text and as file parts is refused, whichever way the file parts are named", async () => {
     const ws = await workspace(server);
-    for (const named of ['filename="m.json"', "filename*=UTF-8''m.json"]) {
+    const filePart = (named: string) => `--XX\r\nContent-Disposition: form-data; name="metadata"; ${named}\r\n\r\n{"a":1}\r\n`;
+    for (const files of [[filePart('filename="m.json"')], [filePart("filename*=UTF-8''m.json")], [filePart('filename="m.json"'), filePart('filename="n.json"')]]) {
       const body = [
         '--XX\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhello\r\n',
-        `--XX\r\nContent-Disposition: form-data; name="metadata"; ${named}\r\n\r\n{"a":1}\r\n`,
+        ...files,
         '--XX\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n{"b":2}\r\n--XX--\r\n',
       ].join("");
       const res = await server.request("POST", ws.docs, { token: ws.account.apiKey, headers: { "content-type": "multipart/form-data; boundary=XX" }, body });
