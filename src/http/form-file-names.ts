@@ -67,19 +67,18 @@ function usable(parsedName: string): boolean {
 }
 
 /**
- * The name= the parser read from the line as sent: it takes parameters in order until it holds a name and a
- * filename (filename*= counts), or meets an unquoted value (RFC 2183's `size=19`), and the last name= before.
+ * The field name the parser takes from the line as sent, asked of the parser itself: which name= it keeps
+ * depends on where a filename= and unquoted values (RFC 2183's `size=19`) come, and on filename*= in
+ * ways a copy of its rules got wrong. Null when it takes none.
  */
-function parsedName(parameters: { key: string; raw: string }[]): { key: string; raw: string } | undefined {
-  let name: { key: string; raw: string } | undefined;
-  let filename = false;
-  for (const parameter of parameters) {
-    const isFilename = parameter.key === "filename" || parameter.key === "filename*";
-    if (parameter.key === "name") name = parameter;
-    filename ||= isFilename;
-    if ((name && filename) || (!isFilename && !parameter.raw.startsWith('"'))) break;
+async function nameAsParsed(value: string): Promise<string | null> {
+  const probe = Buffer.from(`--p\r\nContent-Disposition:${value}\r\n\r\n\r\n--p--\r\n`, "latin1");
+  try {
+    const form = await new Response(probe, { headers: { "content-type": "multipart/form-data; boundary=p" } }).formData();
+    return form.keys().next().value ?? null;
+  } catch {
+    return null;
   }
-  return name;
 }
 
 /**
@@ -89,7 +88,7 @@ function parsedName(parameters: { key: string; raw: string }[]): { key: string; 
  * reading parameters at the first unquoted value (`size=19`, RFC 2183). `value` is the line after its
  * colon, read as Latin-1 (one character a byte), and so are the parameters kept.
  */
-function dispositionWithOneName(value: string): Buffer | null {
+async function dispositionWithOneName(value: string): Promise<Buffer | null> {
   const parameters = [...value.matchAll(PARAMETER)].map(([, key, raw]) => ({ key: key.toLowerCase(), raw: raw.trim() }));
   const extended = parameters.find(({ key }) => key === "filename*");
   const decoded = extended ? decodeExtValue(extended.raw) : null;
@@ -98,7 +97,10 @@ function dispositionWithOneName(value: string): Buffer | null {
   const quoted = decoded === null ? null : quotedName(decoded);
   const filename = quoted !== null && (!plain || usable(quoted.slice(1, -1))) ? Buffer.from(quoted) : Buffer.from(plain!.raw, "latin1");
   const type = value.split(";", 1)[0].trim();
-  const name = parsedName(parameters) ?? parameters.find(({ key }) => key === "name");
+  // The name the part had, else (the parser took none, as where an unquoted value came first) the first.
+  const parsed = await nameAsParsed(value);
+  const names = parameters.filter(({ key }) => key === "name");
+  const name = names.find(({ raw }) => raw.replace(/^"(.*)"$/, "$1") === parsed) ?? names[0];
   const others = parameters.filter(({ key }) => key !== "name" && key !== "filename" && key !== "filename*").map(({ key, raw }) => `; ${key}=${raw}`);
   return Buffer.concat([
     Buffer.from(`Content-Disposition: ${type}${name ? `; name=${name.raw}` : ""}; filename=`, "latin1"),
@@ -119,7 +121,7 @@ function isPartStart(bytes: Buffer, at: number, delimiterLength: number): boolea
  * same bytes when no part has one. `boundary` is the Content-Type's. Parts are found as Bun's parser finds
  * them (a delimiter line after CRLF), so bytes of a file's content are never taken for a part's header.
  */
-export function withExtendedFileNames(body: Uint8Array, boundary: string): Uint8Array {
+export async function withExtendedFileNames(body: Uint8Array, boundary: string): Promise<Uint8Array> {
   const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const delimiter = Buffer.from(`--${boundary}`);
   const edits: { start: number; end: number; line: Buffer }[] = [];
@@ -138,7 +140,7 @@ export function withExtendedFileNames(body: Uint8Array, boundary: string): Uint8
       if (!line || !/filename\*/i.test(line[1])) continue;
       named++;
       if (line[1].split(";").length > MAX_PARAMETERS + 1) continue;
-      const rewritten = dispositionWithOneName(line[1]);
+      const rewritten = await dispositionWithOneName(line[1]);
       if (rewritten) edits.push({ start: headerStart + line.index, end: headerStart + line.index + line[0].length, line: rewritten });
     }
   }

@@ -182,9 +182,11 @@ describe("POST /documents (upload)", () => {
       // The parser stops reading parameters at an unquoted value: the name and filename are written first.
       [`form-data; name="file"; filename="a.txt"; filename*=UTF-8''%C3%A9.txt; size=5`, "é.txt"],
       [`form-data; size=5; name="file"; filename="a.txt"; filename*0*=UTF-8''%C3%A9; filename*1*=.txt`, "a.txt"],
-      // The part keeps the name the parser read before: it stops at a name and a filename, or at an unquoted value.
+      // The part keeps the name the parser took from the line as sent (whichever name= that is), else its first.
       [`form-data; name="file"; filename="a.txt"; size=12; name="other"; filename*=UTF-8''b.txt`, "b.txt"],
       [`form-data; name="file"; filename="m.txt"; filename*=UTF-8''%C3%A9.txt; name="x"`, "é.txt"],
+      [`form-data; filename="a.txt"; filename*=UTF-8''d.txt; name="x"; name="file"`, "d.txt"],
+      [`form-data; filename*=UTF-8''e.txt; name="up"; name="file"; filename="c.txt"`, "e.txt"],
       // However the parameter is written, whatever the file holds ("hello").
       [`form-data; name="file"; filename="fallback.txt"; FileName*=UTF-8''r%C3%A9sum%C3%A9.txt`, "résumé.txt"],
       [`form-data; name="file"; filename="fallback.txt"; filename* = UTF-8''%C3%A9t%C3%A9.txt`, "été.txt"],
