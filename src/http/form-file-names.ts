@@ -66,47 +66,50 @@ function usable(parsedName: string): boolean {
   }
 }
 
-/**
- * The field name the parser takes from the line as sent, asked of the parser itself: which name= it keeps
- * depends on where a filename= and unquoted values (RFC 2183's `size=19`) come, and on filename*= in
- * ways a copy of its rules got wrong. Null when it takes none.
- */
-async function nameAsParsed(value: string): Promise<string | null> {
+/** What the parser takes from a part's Content-Disposition line as sent: its field name, and its filename if any. */
+async function parsedDisposition(value: string): Promise<{ name: string; filename: string | null } | null> {
   const probe = Buffer.from(`--p\r\nContent-Disposition:${value}\r\n\r\n\r\n--p--\r\n`, "latin1");
   try {
     const form = await new Response(probe, { headers: { "content-type": "multipart/form-data; boundary=p" } }).formData();
-    return form.keys().next().value ?? null;
+    const [entry] = form.entries();
+    return entry ? { name: entry[0], filename: typeof entry[1] === "string" ? null : (entry[1] as File).name } : null;
   } catch {
     return null;
   }
 }
 
+/** A quoted value the parser reads back as `text` (it keeps escapes such as \\" as sent), or null where none can be written. */
+function quotedAsIs(text: string): string | null {
+  return /(^|[^\\])"|[\r\n]|\\$/.test(text) ? null : `"${text}"`;
+}
+
 /**
- * The part's Content-Disposition line with one filename parameter: filename*='s name, or where that is no
- * ext-value in its charset, or names nothing an upload can take (blank, "..", no extension), filename= as
- * sent; null to leave the line (neither). The part's name and its filename come first: the parser stops
- * reading parameters at the first unquoted value (`size=19`, RFC 2183). `value` is the line after its
- * colon, read as Latin-1 (one character a byte), and so are the parameters kept.
+ * The part's Content-Disposition line rewritten as `form-data; name="…"; filename="…"`, or null to leave it.
+ * The name is the one the parser takes from the line as sent (which name= that is depends on filename=,
+ * filename*= and unquoted values around it, so the parser is asked: parsedDisposition), else the first name=. The filename is filename*='s name, unless that is no ext-value in its charset or names
+ * nothing an upload can take (blank, "..", no extension) and the line has another: then the one the parser
+ * takes, else the first filename= sent. Other parameters (size=, modification-date=) are dropped: nothing reads them. `value` is the line
+ * after its colon, read as Latin-1 (one character a byte).
  */
 async function dispositionWithOneName(value: string): Promise<Buffer | null> {
   const parameters = [...value.matchAll(PARAMETER)].map(([, key, raw]) => ({ key: key.toLowerCase(), raw: raw.trim() }));
   const extended = parameters.find(({ key }) => key === "filename*");
   const decoded = extended ? decodeExtValue(extended.raw) : null;
-  const plain = parameters.find(({ key }) => key === "filename");
-  if (decoded === null && !plain) return null;
-  const quoted = decoded === null ? null : quotedName(decoded);
-  const filename = quoted !== null && (!plain || usable(quoted.slice(1, -1))) ? Buffer.from(quoted) : Buffer.from(plain!.raw, "latin1");
-  const type = value.split(";", 1)[0].trim();
-  // The name the part had, else (the parser took none, as where an unquoted value came first) the first.
-  const parsed = await nameAsParsed(value);
-  const names = parameters.filter(({ key }) => key === "name");
-  const name = names.find(({ raw }) => raw.replace(/^"(.*)"$/, "$1") === parsed) ?? names[0];
-  const others = parameters.filter(({ key }) => key !== "name" && key !== "filename" && key !== "filename*").map(({ key, raw }) => `; ${key}=${raw}`);
-  return Buffer.concat([
-    Buffer.from(`Content-Disposition: ${type}${name ? `; name=${name.raw}` : ""}; filename=`, "latin1"),
-    filename,
-    Buffer.from(others.join(""), "latin1"),
-  ]);
+  const parsed = await parsedDisposition(value);
+  // Where the parser takes none (an unquoted value came first, as filename*=UTF-8''… itself), the first sent.
+  const first = (key: string) => {
+    const raw = parameters.find((parameter) => parameter.key === key)?.raw.replace(/^"(.*)"$/, "$1");
+    return raw === undefined ? undefined : Buffer.from(raw, "latin1").toString();
+  };
+  const nameAsSent = parsed ? parsed.name : first("name");
+  const name = nameAsSent === undefined ? null : quotedAsIs(nameAsSent);
+  if (name === null) return null;
+  const preferred = decoded === null ? null : quotedName(decoded);
+  const filenameAsSent = parsed?.filename || first("filename");
+  const asSent = filenameAsSent ? quotedAsIs(filenameAsSent) : null;
+  // A filename the line has but that cannot be written again: the line is left as sent.
+  const filename = preferred !== null && (filenameAsSent === undefined || usable(preferred.slice(1, -1))) ? preferred : asSent;
+  return filename === null ? null : Buffer.from(`Content-Disposition: form-data; name=${name}; filename=${filename}`);
 }
 
 /** The first line of a part: a delimiter at the body's start or after CRLF, then CRLF. */

@@ -181,7 +181,11 @@ describe("POST /documents (upload)", () => {
       ...["%01", "%E2%80%AE", "dir%2F", "b.txt%5C", "..", "noext"].map((value) => [`form-data; name="file"; filename="good.txt"; filename*=UTF-8''${value}`, "good.txt"]),
       // The parser stops reading parameters at an unquoted value: the name and filename are written first.
       [`form-data; name="file"; filename="a.txt"; filename*=UTF-8''%C3%A9.txt; size=5`, "é.txt"],
-      [`form-data; size=5; name="file"; filename="a.txt"; filename*0*=UTF-8''%C3%A9; filename*1*=.txt`, "a.txt"],
+      [`form-data; name="file"; filename="a.txt"; filename*0*=UTF-8''%C3%A9; filename*1*=.txt`, "a.txt"],
+      // Where filename*= is not used, the filename the parser takes from the line as sent, quoted or not.
+      [`form-data; name="file"; filename*=UTF-8''%FF.txt; foo="bar"; filename=a.txt`, "a.txt"],
+      [`form-data; name="file"; filename*=UTF-8''noext; filename=""; filename="b.md"`, "b.md"],
+      [`form-data; filename*=UTF-8''%FF.txt; name="x"; filename="x.txt"; name=file`, "x.txt"],
       // The part keeps the name the parser took from the line as sent (whichever name= that is), else its first.
       [`form-data; name="file"; filename="a.txt"; size=12; name="other"; filename*=UTF-8''b.txt`, "b.txt"],
       [`form-data; name="file"; filename="m.txt"; filename*=UTF-8''%C3%A9.txt; name="x"`, "é.txt"],
