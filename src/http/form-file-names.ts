@@ -24,10 +24,14 @@ const PARAMETER = /;\s*([^\s=;]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)/g;
 /** RFC 5987 ext-value: charset, language (ignored), bytes as visible ASCII or percent-encoded (raw text is none). */
 const EXT_VALUE = /^([A-Za-z0-9!#$&+^_`{}~-]+)'[^']*'((?:[!-$&-~]|%[0-9A-Fa-f]{2})*)$/;
 
+/** A parameter's value without the quotes of a quoted string (its escapes kept, as the parser keeps them). */
+function unquoted(raw: string): string {
+  return raw.replace(/^"(.*)"$/, "$1");
+}
+
 /** The text of an RFC 5987 ext-value, or null when it is not one or its bytes are not in its charset. */
 function decodeExtValue(value: string): string | null {
-  const unquoted = value.startsWith('"') && value.endsWith('"') && value.length >= 2 ? value.slice(1, -1) : value;
-  const match = EXT_VALUE.exec(unquoted.trim());
+  const match = EXT_VALUE.exec(unquoted(value).trim());
   if (!match) return null;
   const [, charset, encoded] = match;
   if (!/^(utf-8|iso-8859-1)$/i.test(charset)) return null; // the two RFC 5987 requires; others are not guessed at
@@ -86,10 +90,11 @@ function quotedAsIs(text: string): string | null {
 /**
  * The part's Content-Disposition line rewritten as `form-data; name="…"; filename="…"`, or null to leave it.
  * The name is the one the parser takes from the line as sent (which name= that is depends on filename=,
- * filename*= and unquoted values around it, so the parser is asked: parsedDisposition), else the first name=. The filename is filename*='s name, unless that is no ext-value in its charset or names
- * nothing an upload can take (blank, "..", no extension) and the line has another: then the one the parser
- * takes, else the first filename= sent. Other parameters (size=, modification-date=) are dropped: nothing reads them. `value` is the line
- * after its colon, read as Latin-1 (one character a byte).
+ * filename*= and unquoted values around it, so the parser is asked: parsedDisposition), else the first
+ * name=. The filename is filename*='s name, unless that is no ext-value in its charset or names nothing an
+ * upload can take (blank, "..", no extension) and the line has another: then the one the parser takes, else
+ * the first filename= sent. Other parameters (size=, modification-date=) are dropped: nothing reads them.
+ * `value` is the line after its colon, read as Latin-1 (one character a byte).
  */
 async function dispositionWithOneName(value: string): Promise<Buffer | null> {
   const parameters = [...value.matchAll(PARAMETER)].map(([, key, raw]) => ({ key: key.toLowerCase(), raw: raw.trim() }));
@@ -98,8 +103,8 @@ async function dispositionWithOneName(value: string): Promise<Buffer | null> {
   const parsed = await parsedDisposition(value);
   // Where the parser takes none (an unquoted value came first, as filename*=UTF-8''… itself), the first sent.
   const first = (key: string) => {
-    const raw = parameters.find((parameter) => parameter.key === key)?.raw.replace(/^"(.*)"$/, "$1");
-    return raw === undefined ? undefined : Buffer.from(raw, "latin1").toString();
+    const raw = parameters.find((parameter) => parameter.key === key)?.raw;
+    return raw === undefined ? undefined : Buffer.from(unquoted(raw), "latin1").toString();
   };
   const nameAsSent = parsed ? parsed.name : first("name");
   const name = nameAsSent === undefined ? null : quotedAsIs(nameAsSent);

@@ -88,10 +88,10 @@ export function parseMetadataField(raw: unknown): Record<string, unknown> | unde
   // as a text and as a file, it arrives as the text's object with the file under "file" or "files" (Elysia's
   // form parser merges them): refused too.
   if (Array.isArray(value)) throw invalid(["metadata"], 'must be one JSON object such as {"team":"support"}, sent once; it came as a list');
-  if (value !== null && typeof value === "object" && Object.values(value).flat().some((entry) => entry instanceof Blob)) {
+  if (value === null || typeof value !== "object") throw invalid(["metadata"], 'must be a JSON object such as {"team":"support"}');
+  if (Object.values(value).flat().some((entry) => entry instanceof Blob)) {
     throw invalid(["metadata"], 'must be one JSON object such as {"team":"support"}, sent once; it came both as text and as a file');
   }
-  if (value === null || typeof value !== "object") throw invalid(["metadata"], 'must be a JSON object such as {"team":"support"}');
   const issues = metadataIssues(value).map((issue) => ({ ...issue, path: ["metadata", ...issue.path] }));
   if (issues.length > 0) throw validationError(issues, `${issues[0].path.join(".")}: ${issues[0].message}`);
   return value as Record<string, unknown>;

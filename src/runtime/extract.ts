@@ -32,8 +32,9 @@ export async function extractEmbeddedRuntime(dataDir: string): Promise<string> {
   const { id } = (await buildInfo.json()) as { id: string };
   const root = join(dataDir, ".runtime");
   const target = join(root, id);
-  const fault = existsSync(target) ? unusable(target) : null;
-  if (existsSync(target) && fault === null) return target;
+  const unpacked = existsSync(target);
+  const fault = unpacked ? unusable(target) : null;
+  if (unpacked && fault === null) return target;
 
   const partial = await unpackInto(root, id, files);
   try {
