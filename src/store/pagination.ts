@@ -30,11 +30,16 @@ export function invalidCursor(): QuarryError {
   return invalid(["query", "cursor"], "is not a valid cursor");
 }
 
-/** Decodes a cursor that listCursor made for the same list, or throws a 400 naming the cursor. */
-export function decodeCursor(cursor: string, { kind, owner }: PagedList): string {
+/**
+ * Decodes a cursor that listCursor made for the same list, or throws a 400 naming the cursor. Only the exact
+ * text listCursor made is taken: Node's base64 decoding skips characters outside the alphabet and a partial
+ * last group, so a cursor with junk appended ("…x", "…!!") decoded to the same key.
+ */
+export function decodeCursor(cursor: string, list: PagedList): string {
+  const { kind, owner } = list;
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(value) && value.length === 3 && value[0] === kind && value[1] === owner && typeof value[2] === "string") return value[2];
+    if (Array.isArray(value) && value.length === 3 && value[0] === kind && value[1] === owner && typeof value[2] === "string" && listCursor(list, value[2]) === cursor) return value[2];
   } catch {
     // fall through to the validation error
   }

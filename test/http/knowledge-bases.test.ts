@@ -103,6 +103,13 @@ describe("knowledge bases", () => {
       if (badLimits.includes(bad)) expect(res.body.error.details.issues[0].message).toBe("must be a whole number from 1 to 100");
     }
     expect((await server.request("GET", "/v1/knowledge-bases?limit=100", { token: account.apiKey })).status).toBe(200);
+    // a cursor with anything appended (base64 decoding would skip it) or with a character changed is refused
+    for (const bad of [`${small.body.meta.cursor}x`, `${small.body.meta.cursor}!!`, `${small.body.meta.cursor}%20`, `${small.body.meta.cursor}=`]) {
+      const res = await server.request("GET", `/v1/knowledge-bases?limit=2&cursor=${bad}`, { token: account.apiKey });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.issues[0]).toEqual({ path: ["query", "cursor"], message: "is not a valid cursor" });
+    }
+    expect((await server.request("GET", `/v1/knowledge-bases?limit=2&cursor=${small.body.meta.cursor}`, { token: account.apiKey })).status).toBe(200);
     // an empty cursor is the first page
     const emptyCursor = await server.request("GET", "/v1/knowledge-bases?limit=2&cursor=", { token: account.apiKey });
     expect(emptyCursor.body).toEqual(small.body);

@@ -332,6 +332,8 @@ describe("GET /documents", () => {
     expectValidation(await get(ws, "?limit=0"), ["query", "limit"]);
     expectValidation(await get(ws, "?status=done"), ["query", "status"]);
     expectValidation(await get(ws, "?cursor=garbage"), ["query", "cursor"]);
+    // junk appended to a real cursor is refused, not skipped by the base64 decoding
+    for (const junk of ["x", "!!", "%20", "="]) expectValidation(await get(ws, `?cursor=${first.body.meta.cursor}${junk}`), ["query", "cursor"]);
     // an empty cursor is the first page (ids compared: statuses move on while the notes are processed)
     expect((await get(ws, "?cursor=")).body.data.map((d: any) => d.id)).toEqual(first.body.data.map((d: any) => d.id));
     // a cursor is refused by every other list, not read as one of its keys
