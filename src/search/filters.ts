@@ -3,7 +3,7 @@
 //
 // Semantics: values compare by type — numbers with numbers, strings with strings, booleans with booleans;
 // two ISO 8601 dates compare as instants ("2024-05-01" equals "2024-05-01T00:00:00Z"; a date-time without
-// an offset is UTC). A metadata value that is an array matches $eq/$in when any element matches. $ne and
+// an offset is UTC). A metadata value that is an array matches $eq/$in when any of its own elements matches. $ne and
 // $nin are the negations of $eq and $in, so they also match documents without the key; the range
 // operators match only numbers against numbers and dates against dates.
 //
@@ -143,9 +143,15 @@ function expectedOf(values: Scalar[]): Expected {
   return { values: new Set(values), instants };
 }
 
-/** Whether the metadata value, or any element of it when it is an array, is one of the expected values. */
+/**
+ * Whether the metadata value, or any element of it when it is an array, is one of the expected values. Only
+ * the array's own elements are looked at: an array inside it ([[1], 2]) is an element that matches nothing.
+ */
 function matches(actual: unknown, expected: Expected): boolean {
-  if (Array.isArray(actual)) return actual.some((item) => matches(item, expected));
+  return Array.isArray(actual) ? actual.some((item) => matchesScalar(item, expected)) : matchesScalar(actual, expected);
+}
+
+function matchesScalar(actual: unknown, expected: Expected): boolean {
   if (expected.values.has(actual as Scalar)) return true;
   if (expected.instants.size === 0) return false;
   const instant = isoInstant(actual);

@@ -55,6 +55,23 @@ describe("operators", () => {
   }
 });
 
+test("an array value's elements match $eq/$in/$ne/$nin; an array nested in it matches nothing", async () => {
+  const nested = await createKb(server);
+  await addDocs(server, nested, [
+    { name: "nested", text: "The kestrel hovered over the meadow.", metadata: { n: [[1], 2], s: ["a", ["b"]] } },
+    { name: "flat", text: "The kestrel dived on a vole.", metadata: { n: 1, s: "b" } },
+  ]);
+  const names = async (filter: Record<string, unknown>) =>
+    docNames(nested, (await search(server, nested, { query: "kestrel", mode: "keyword", filter })).results).sort();
+  expect(await names({ n: { $eq: 1 } })).toEqual(["flat"]);
+  expect(await names({ n: { $in: [1] } })).toEqual(["flat"]);
+  expect(await names({ n: { $ne: 1 } })).toEqual(["nested"]);
+  expect(await names({ n: { $nin: [1] } })).toEqual(["nested"]);
+  expect(await names({ n: { $eq: 2 } })).toEqual(["nested"]);
+  expect(await names({ s: { $in: ["b"] } })).toEqual(["flat"]);
+  expect(await names({ s: { $eq: "a" } })).toEqual(["nested"]);
+});
+
 describe("ISO dates compare as dates", () => {
   const cases: [Record<string, unknown>, string[]][] = [
     [{ published: { $gte: "2021-01-01" } }, ["baking", "football"]],

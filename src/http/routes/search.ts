@@ -27,8 +27,8 @@ const Filter = z
       "Values compare by type (numbers with numbers, strings with strings, booleans with booleans); two ISO 8601 dates " +
       "compare as instants (a date-time without an offset is UTC). $eq/$ne take a string, number or boolean (not null); " +
       "$gt/$gte/$lt/$lte a number or an ISO date (other strings are a validation error, not compared as text); " +
-      `$in/$nin an array of at most ${FILTER_LIMITS.listValues} strings, numbers or booleans. A metadata array matches $eq/$in when any element ` +
-      "matches. $ne and $nin also match documents that lack the key; the other operators do not. Absent or null: no filter. " +
+      `$in/$nin an array of at most ${FILTER_LIMITS.listValues} strings, numbers or booleans. A metadata array matches $eq/$in when any of its own ` +
+      "elements matches (an array nested in it matches nothing). $ne and $nin also match documents that lack the key; the other operators do not. Absent or null: no filter. " +
       `Limits: at most ${FILTER_LIMITS.keys} keys of at most ${FILTER_LIMITS.keyLength} characters, string values of at most ` +
       `${FILTER_LIMITS.stringLength} characters, ${FILTER_LIMITS.bytes} bytes as JSON in all.`,
   );
