@@ -72,7 +72,7 @@ describe("page metering", () => {
     // Known as soon as the file is parsed: it is neither chunked nor embedded first.
     expect(reports.find((r) => r.documentId === big.id)?.ms).toMatchObject({ chunk: 0, embed: 0, index: 0 });
     expect(big.error_detail).toBe(
-      "Document has 3 pages but only 1 of the monthly allowance of 100 pages remain. Upgrade your plan or wait for the next billing period; nothing was counted.",
+      "Document has 3 pages but only 1 of the monthly allowance of 100 pages remains. Upgrade your plan or wait for the next billing period; nothing was counted.",
     );
     expect(big.chunk_count).toBe(0);
     expect(indexRows(server.server.ctx.db, big.id)).toEqual({ chunks: 0, vectors: 0});

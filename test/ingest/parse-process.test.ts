@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { ParseProcess } from "../../src/ingest/parse-process.ts";
 import { ensureFixtures, SHARED_SAMPLES_DIR } from "../fixtures.ts";
 import { ParseError } from "../../src/ingest/parsers/index.ts";
+import { pagesOverrunMessage } from "../../src/ingest/parsers/page-limit.ts";
 
 const residentMb = (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
@@ -42,10 +43,12 @@ test("a document with more pages than the allowance has left fails as soon as th
     );
     expect(refused).toBeInstanceOf(ParseError);
     expect(refused!.message).toBe(
-      "Document has 2 pages but only 1 of the monthly allowance of 100 pages remain. Upgrade your plan or wait for the next billing period; nothing was counted.",
+      "Document has 2 pages but only 1 of the monthly allowance of 100 pages remains. Upgrade your plan or wait for the next billing period; nothing was counted.",
     );
     expect(refused!.pageCount).toBe(2);
     expect((await parse(2)).pageCount).toBe(2);
+    // Singular and plural as the counts need them (a single page is refused when it is indexed).
+    expect(pagesOverrunMessage(1, { left: 0, limit: 100 })).toStartWith("Document has 1 page but only 0 of the monthly allowance of 100 pages remain. ");
   } finally {
     parser.close();
   }

@@ -28,7 +28,7 @@ export function setPageAllowance(value: PageAllowance | null): void {
 /** Why a document's pages cannot be counted against the allowance (here and when it is indexed). */
 export function pagesOverrunMessage(pages: number, { left, limit }: PageAllowance): string {
   return (
-    `Document has ${pages} pages but only ${left} of the monthly allowance of ${limit} pages remain. ` +
+    `Document has ${pages} ${pages === 1 ? "page" : "pages"} but only ${left} of the monthly allowance of ${limit} pages ${left === 1 ? "remains" : "remain"}. ` +
     "Upgrade your plan or wait for the next billing period; nothing was counted."
   );
 }
