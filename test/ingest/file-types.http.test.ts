@@ -149,3 +149,33 @@ describe("code keeps its indentation", () => {
     }
   });
 });
+
+describe("Markdown's escapes and entities", () => {
+  test("entity references are decoded, backslash-escaped punctuation is literal (also a pipe in a table cell), code spans are kept as written", async () => {
+    const md = [
+      "# Fish &amp; Chips",
+      "",
+      "Salt &amp; vinegar at the caf&eacute;, 5 &lt; 6, AT&T and &#233;t&#xE9;.",
+      "",
+      "Use snake\\_case\\_names and \\*literal stars\\* here.",
+      "",
+      "Code `a\\*b &amp; c` stays as written.",
+      "",
+      "| fruit | note |",
+      "|---|---|",
+      "| Pear | a \\| pipe |",
+    ].join("\n");
+    const res = await upload(server, ws, new File([md], "escapes.md"));
+    expect(res.status).toBe(202);
+    expect((await waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id)).status).toBe("ready");
+    const chunks = await allChunks(server, ws, res.body.data.id);
+    expect(chunks.map((chunk) => [chunk.section_heading, chunk.text])).toEqual([
+      [
+        "Fish & Chips",
+        "Fish & Chips\n\nSalt & vinegar at the café, 5 < 6, AT&T and été.\n\nUse snake_case_names and *literal stars* here.\n\n" +
+          "Code a\\*b &amp; c stays as written.\n\nfruit | note\nPear | a | pipe",
+      ],
+    ]);
+    expect(await keywordHits(server, ws, "café")).toContain(res.body.data.id);
+  });
+});

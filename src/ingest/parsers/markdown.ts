@@ -1,3 +1,4 @@
+import { decodeHTMLStrict } from "entities";
 import { SectionCollector } from "./section-collector.ts";
 import { decodeText } from "./text-decode.ts";
 import { cleanLine } from "./text-cleanup.ts";
@@ -176,7 +177,8 @@ function withoutClosingHashes(text: string): string {
 }
 
 function tableRow(line: string): string {
-  return line
+  // Escapes are set aside first, so that an escaped pipe (a \| b) stays inside its cell.
+  return protectLiterals(line)
     .trim()
     .replace(/^\||\|$/g, "")
     .split("|")
@@ -185,9 +187,35 @@ function tableRow(line: string): string {
     .join(" | ");
 }
 
+/**
+ * Characters that stand for themselves, set aside before the inline syntax is stripped and put back after
+ * (restoreLiterals), as CommonMark reads them: a backslash-escaped ASCII punctuation character (snake\_case,
+ * \*stars\*), and an "&" inside a code span (where "&amp;" is literal text, not an entity). Each becomes a
+ * private-use character: U+E000 plus its code.
+ */
+const LITERAL_BASE = 0xe000;
+const ESCAPE_OR_CODE_SPAN = /(`+[^`]*`+)|\\([!-/:-@[-`{-~])/g;
+const SET_ASIDE = /[\ue021-\ue07e]/g;
+
+function protectLiterals(text: string): string {
+  return text.replace(ESCAPE_OR_CODE_SPAN, (match, codeSpan: string | undefined, escaped: string | undefined) =>
+    codeSpan !== undefined ? codeSpan.replaceAll("&", literal("&")) : literal(escaped!),
+  );
+}
+
+function literal(char: string): string {
+  return String.fromCharCode(LITERAL_BASE + char.charCodeAt(0));
+}
+
+/** Puts the set-aside characters back, and decodes entity references (&amp; &eacute; &#233;) elsewhere. */
+function restoreLiterals(text: string): string {
+  return decodeHTMLStrict(text).replace(SET_ASIDE, (char) => String.fromCharCode(char.charCodeAt(0) - LITERAL_BASE));
+}
+
 function stripInline(text: string): string {
   return cleanLine(
-    text
+    restoreLiterals(
+      protectLiterals(text)
       .replace(/!\[([^[\]]*)\]\([^()]*\)/g, "$1") // images → alt text
       .replace(/\[([^[\]]*)\]\([^()]*\)/g, "$1") // links → link text
       .replace(/\[([^[\]]+)\]\[[^[\]]*\]/g, "$1") // reference links
@@ -200,5 +228,6 @@ function stripInline(text: string): string {
       .replace(/~~(?=\S)((?:[^~]|~(?!~))+?)(?<=\S)~~/g, "$1") // strikethrough
       .replace(/(^|[^\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?![\w*])/g, "$1$2") // emphasis
       .replace(/(^|[^\w_])_(?=\S)([^_]+?)(?<=\S)_(?![\w_])/g, "$1$2"),
+    ),
   );
 }
