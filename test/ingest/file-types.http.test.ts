@@ -3,6 +3,7 @@
 // damaged files of every rich type end failed with a clear message and leave nothing in the index.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { deflateSync } from "node:zlib";
 import { startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
 import { ensureFixtures, SHARED_SAMPLES, SHARED_SAMPLES_DIR, type DocumentFixture, type FixtureManifest } from "../fixtures.ts";
 import { allChunks, indexRows, keywordHits, upload, workspace, type Workspace } from "./ingest-helpers.ts";
@@ -109,6 +110,46 @@ describe("damaged files", () => {
       expect(indexRows(server.server.ctx.db, id)).toEqual({ chunks: 0, vectors: 0});
     });
   }
+
+  test("a PDF with one damaged page is ready with its other pages' text; with every page damaged it fails", async () => {
+    const damaged = deflateSync("BT /F1 18 Tf 72 700 Td (Page two about egrets, long enough to damage the middle of its stream) Tj ET");
+    damaged.fill(0x41, 12, 40);
+    const stream = (body: Uint8Array, filter = "") => Buffer.concat([Buffer.from(`<< /Length ${body.length}${filter} >>\nstream\n`, "latin1"), body, Buffer.from("\nendstream")]);
+    const pdf = (pages: Buffer[]) => {
+      const objects = [
+        Buffer.from("<< /Type /Catalog /Pages 2 0 R >>"),
+        Buffer.from(`<< /Type /Pages /Kids [${pages.map((_, i) => `${4 + 2 * i} 0 R`).join(" ")}] /Count ${pages.length} >>`),
+        Buffer.from("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"),
+        ...pages.flatMap((content, i) => [
+          Buffer.from(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${5 + 2 * i} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`),
+          content,
+        ]),
+      ];
+      const parts = [Buffer.from("%PDF-1.4\n")];
+      const offsets: number[] = [];
+      let length = parts[0]!.length;
+      objects.forEach((object, i) => {
+        offsets.push(length);
+        const part = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), object, Buffer.from("\nendobj\n")]);
+        parts.push(part);
+        length += part.length;
+      });
+      const xref = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}`;
+      parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`));
+      return new Uint8Array(Buffer.concat(parts));
+    };
+    const good = stream(Buffer.from("BT /F1 18 Tf 72 700 Td (Page one about herons) Tj ET"));
+    const bad = stream(damaged, " /Filter /FlateDecode");
+
+    const partly = await upload(server, ws, new File([pdf([good, bad])], "one-bad-page.pdf"));
+    const doc = await waitForDocument(server, ws.account.apiKey, ws.kbId, partly.body.data.id);
+    expect({ status: doc.status, page_count: doc.page_count, error: doc.error_detail }).toEqual({ status: "ready", page_count: 2, error: null });
+    expect((await allChunks(server, ws, doc.id)).map((chunk) => [chunk.text, chunk.start_page, chunk.end_page])).toEqual([["Page one about herons", 1, 1]]);
+
+    const wholly = await upload(server, ws, new File([pdf([bad, bad])], "all-bad-pages.pdf"));
+    const failed = await waitForDocument(server, ws.account.apiKey, ws.kbId, wholly.body.data.id);
+    expect({ status: failed.status, error: failed.error_detail }).toEqual({ status: "failed", error: "Not a valid PDF file" });
+  });
 
   test("every rich type has a damaged sample", () => {
     const types = new Set(manifest.rejected.map((r) => r.type));

@@ -22,6 +22,8 @@ const IMAGE_OPS = new Set(Object.entries(OPS).filter(([name]) => /^paint.*Image/
 
 /** A page's text layer (with what OCR read where its fonts have no Unicode map), or OCR's reading of the page. */
 type PageContent = { lines: PdfLine[]; areaText: string } | { ocrText: string };
+/** What a page whose content cannot be read (a damaged content stream) gives: nothing, the other pages still count. */
+const UNREADABLE_PAGE: PageContent = { lines: [], areaText: "" };
 
 export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
   const pdf = await openPdf(data);
@@ -29,7 +31,13 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
     assertPageLimit(pdf.numPages);
     const read: PageContent[] = [];
     const orientation = new PageOrientation();
-    for (let number = 1; number <= pdf.numPages; number++) read.push(await readPage(pdf.getPage(number), orientation));
+    let unreadable = 0;
+    for (let number = 1; number <= pdf.numPages; number++) {
+      const page = await readPage(pdf.getPage(number), orientation);
+      if (page === UNREADABLE_PAGE) unreadable++;
+      read.push(page);
+    }
+    if (unreadable === pdf.numPages) throw new Error("no page could be read");
     const keptLines = withoutRunningLines(read.flatMap((page) => ("lines" in page ? [page.lines] : [])));
     let next = 0;
     const pages = read.map((page) => ("lines" in page ? { ...page, lines: keptLines[next++]! } : page));
@@ -57,17 +65,26 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
   }
 }
 
+/**
+ * One page's content. A page pdf.js cannot read (its content stream damaged: "Bad encoding in flate stream")
+ * is UNREADABLE_PAGE, so that one bad page does not fail a document whose other pages read well.
+ */
 async function readPage(pagePromise: Promise<PDFPageProxy>, orientation: PageOrientation): Promise<PageContent> {
-  const page = await pagePromise;
+  const page = await pagePromise.catch(() => null);
+  if (!page) return UNREADABLE_PAGE;
   try {
-    const runs = (await page.getTextContent()).items.filter((item) => "str" in item) as FontRun[];
+    const runs = await page.getTextContent().then(
+      (content) => content.items.filter((item) => "str" in item) as FontRun[],
+      () => null,
+    );
+    if (!runs) return UNREADABLE_PAGE;
     const unmappedIn = unmappedFonts(runs);
     const [mapped, unmapped] = [runs.filter((run) => !unmappedIn.has(run.fontName)), runs.filter((run) => unmappedIn.has(run.fontName))];
     const chars = visibleCharacters(mapped);
     const unmappedChars = visibleCharacters(unmapped);
-    if (unmappedChars > chars || (chars < SCANNED_PAGE_MAX_CHARS && (await paintsImages(page)))) {
-      return { ocrText: await recognizeText(await (await renderPage(page, OCR_DPI)).encode("png"), orientation) };
-    }
+    const scanned = unmappedChars > chars || (chars < SCANNED_PAGE_MAX_CHARS && (await paintsImages(page)));
+    if (scanned === null) return UNREADABLE_PAGE;
+    if (scanned) return { ocrText: await recognizeText(await (await renderPage(page, OCR_DPI)).encode("png"), orientation) };
     const areaText = worthReading(unmapped) ? await recognizeText(await (await renderPage(page, AREA_OCR_DPI, areaOf(unmapped))).encode("png")) : "";
     return { lines: runsToLines(mapped), areaText };
   } finally {
@@ -75,9 +92,12 @@ async function readPage(pagePromise: Promise<PDFPageProxy>, orientation: PageOri
   }
 }
 
-async function paintsImages(page: PDFPageProxy): Promise<boolean> {
-  const { fnArray } = await page.getOperatorList();
-  return fnArray.some((op) => IMAGE_OPS.has(op));
+/** Whether the page paints an image; null when its operators cannot be read (a damaged content stream). */
+async function paintsImages(page: PDFPageProxy): Promise<boolean | null> {
+  return page.getOperatorList().then(
+    ({ fnArray }) => fnArray.some((op) => IMAGE_OPS.has(op)),
+    () => null,
+  );
 }
 
 /** The page drawn for OCR, or only the area [x0, y0, x1, y1] of it (PDF coordinates). */
