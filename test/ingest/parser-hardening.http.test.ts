@@ -331,6 +331,20 @@ describe("xlsx reader", () => {
     expect(parsed.sections.map((section) => section.text)).toEqual(["Order: 123456789012; Amount: 1234.5; Share: 25%"]);
   });
 
+  test("an empty sheet counts as a page but gives no chunk of its name alone; a workbook of empty sheets fails as having no text", async () => {
+    const workbook = (sheets: [string, unknown[][]][]) => {
+      const book = XLSX.utils.book_new();
+      for (const [name, rows] of sheets) XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet(rows), name);
+      return new Uint8Array(XLSX.write(book, { type: "array", bookType: "xlsx" }));
+    };
+    const mixed = await ingest(server, ws, new File([workbook([["Empty", []], ["Prices", [["Fruit", "Price"], ["Pear", 3]]]])], "mixed.xlsx"));
+    expect({ status: mixed.status, page_count: mixed.page_count }).toEqual({ status: "ready", page_count: 2 });
+    expect((await allChunks(server, ws, mixed.id)).map((chunk) => [chunk.section_heading, chunk.text, chunk.start_page])).toEqual([
+      ["Prices", "Prices\n\nFruit: Pear; Price: 3", 2],
+    ]);
+    await expectFailed(new File([workbook([["S1", []], ["S2", []]])], "empty.xlsx"), "No text could be extracted from this file");
+  });
+
   test("a workbook with __proto__ as sheet name, shared string and comment reference parses and pollutes nothing", async () => {
     const main = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
     const rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";

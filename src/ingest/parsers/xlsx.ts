@@ -26,11 +26,14 @@ export async function parseXlsx(data: Uint8Array): Promise<ParsedDocument> {
     const sheet = workbook.Sheets[name];
     if (!sheet) return;
     spellOutGeneralNumbers(sheet);
-    const rows = presentRows(sheet);
+    const text = sheetRowsToLines(presentRows(sheet)).join("\n");
+    // An empty sheet still counts as a page, but gives no section: its name alone is no content (a workbook
+    // of empty sheets then fails as having no text, like an empty .docx).
+    if (text.trim() === "") return;
     const collector = new SectionCollector({ sheet: name });
     collector.setPage(index + 1);
     collector.setHeading(name);
-    collector.addParagraph(sheetRowsToLines(rows).join("\n"));
+    collector.addParagraph(text);
     sections.push(...collector.finish());
   });
   return { pageCount: workbook.SheetNames.length, sections };
