@@ -99,8 +99,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let releaseDataDir = () => {};
   let searcher: SegmentSearcher | null = null;
   let db: Db;
+  let jwtSecret: string;
   try {
     releaseDataDir = lockDataDir(config.dataDir);
+    jwtSecret = resolveJwtSecret(config.jwtSecret, config.dataDir);
     await removeOtherRuntimes(config.dataDir);
     // The search threads load their modules (~0.2 s of CPU each) while the models load too. Started just
     // before listening (with the index cache), they took the cores from the first requests: at 1M chunks
@@ -140,7 +142,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       version: VERSION,
       files,
       deletions: new Deletions(db, files),
-      accounts: new AccountService(db, new JwtIssuer(resolveJwtSecret(config.jwtSecret, config.dataDir)), clock),
+      accounts: new AccountService(db, new JwtIssuer(jwtSecret), clock),
       rateLimiter: new RateLimiter(options.rateLimitClock),
       clientRateLimiter: new RateLimiter(options.rateLimitClock, MAX_TRACKED_CLIENTS),
       loginFailures: new RateLimiter(options.rateLimitClock, MAX_TRACKED_CLIENTS),

@@ -150,6 +150,31 @@ describe("JWT secret", () => {
     }
   });
 
+  test("a kept jwt-secret file cut short, emptied or not a file refuses to start, naming the file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "quarry-kept-secret-"));
+    const secretPath = join(dir, "jwt-secret");
+    const serve = async () => {
+      const proc = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--port", "0", "--data-dir", dir], { stdout: "pipe", stderr: "pipe" });
+      const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+      return { stderr, code };
+    };
+    try {
+      for (const [content, bytes] of [["short", 5], ["", 0], [" ".repeat(40), 0]] as const) {
+        writeFileSync(secretPath, content);
+        const { stderr, code } = await serve();
+        expect(code).not.toBe(0);
+        expect(stderr).toContain(`Configuration error: the JWT secret kept in ${secretPath} is ${bytes} bytes, under the 32 required`);
+      }
+      rmSync(secretPath);
+      mkdirSync(secretPath);
+      const asFolder = await serve();
+      expect(asFolder.code).not.toBe(0);
+      expect(asFolder.stderr).toContain(`Configuration error: cannot read the JWT secret kept in ${secretPath}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("32 bytes (counted in UTF-8) is enough", () => {
     expect(loadConfig({ QUARRY_JWT_SECRET: "s".repeat(32) }).jwtSecret).toBe("s".repeat(32));
     expect(() => loadConfig({ QUARRY_JWT_SECRET: "é".repeat(15) })).toThrow(/at least 32 bytes, got 30/);
