@@ -19,7 +19,7 @@ server and move the copy into place.`;
 
 export function backupCommand(config: Config, argv: string[]): string {
   const args = commandArguments(argv);
-  if (args.length !== 1) throw new CliError(BACKUP_USAGE);
+  if (args.length !== 1 || args[0]!.trim() === "") throw new CliError(BACKUP_USAGE);
   const destination = resolve(args[0]);
   assertDatabaseExists(config.dataDir);
   if (isWithin(destination, config.dataDir)) {

@@ -5,8 +5,8 @@
 // removed meanwhile (replaced by a newer one) is left out and rebuilt from the database at the first start
 // (index-recovery.ts). The copy is itself a data directory: a server started on it serves the backup.
 import { Database } from "bun:sqlite";
-import { chmodSync, closeSync, copyFileSync, constants, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { chmodSync, closeSync, copyFileSync, constants, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { openDatabase } from "./db.ts";
 import { DATABASE_FILE, databasePathIn } from "./database-file.ts";
 import { storedFiles } from "./file-sweep.ts";
@@ -169,8 +169,16 @@ function syncFile(path: string): void {
   }
 }
 
-/** Whether `path` is `folder` or lies inside it. */
+/** Whether `path` is `folder` or lies inside it, either of them reached through symbolic links or not. */
 export function isWithin(path: string, folder: string): boolean {
-  const fromFolder = relative(resolve(folder), resolve(path));
+  const fromFolder = relative(realPath(folder), realPath(path));
   return !isAbsolute(fromFolder) && fromFolder !== ".." && !fromFolder.startsWith(`..${sep}`);
+}
+
+/** The absolute path with its links resolved, as far as it exists (a destination yet to be made need not). */
+function realPath(path: string): string {
+  const absolute = resolve(path);
+  const parent = dirname(absolute);
+  if (existsSync(absolute)) return realpathSync(absolute);
+  return parent === absolute ? absolute : join(realPath(parent), basename(absolute));
 }

@@ -3,7 +3,7 @@
 // keys, sessions, stored files and search segment.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
@@ -98,9 +98,22 @@ test("a destination that holds something, lies in the data dir, or is not given 
   expect(within.code).toBe(2);
   expect(within.stderr).toContain("The backup cannot go into the data directory it copies");
 
-  const missing = await quarry("backup", "--data-dir", server.dataDir);
-  expect(missing.code).toBe(2);
-  expect(missing.stderr).toContain("quarry backup <destination directory>");
+  // Also where the destination or the data dir is reached through a symbolic link.
+  const link = join(scratch, "data-link");
+  symlinkSync(server.dataDir, link);
+  for (const [destination, dataDir] of [[join(link, "inside"), server.dataDir], [join(server.dataDir, "inside"), link], [join(link, "a", "b"), link]]) {
+    const linked = await quarry("backup", destination, "--data-dir", dataDir);
+    expect([destination, dataDir, linked.code]).toEqual([destination, dataDir, 2]);
+    expect(linked.stderr).toContain("The backup cannot go into the data directory it copies");
+  }
+  expect(existsSync(join(server.dataDir, "inside"))).toBe(false);
+  expect(existsSync(join(server.dataDir, "a"))).toBe(false);
+
+  for (const args of [["backup", "--data-dir", server.dataDir], ["backup", "", "--data-dir", server.dataDir]]) {
+    const missing = await quarry(...args);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("quarry backup <destination directory>");
+  }
 
   const noStore = await quarry("backup", join(scratch, "from-nothing"), "--data-dir", join(scratch, "no-data-dir"));
   expect(noStore.code).toBe(2);
