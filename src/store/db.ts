@@ -24,7 +24,12 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const db = openFile(path);
   // Before WAL mode: SQLite creates the -wal and -shm files with the database file's mode.
   for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
-  db.exec("PRAGMA journal_mode = WAL");
+  try {
+    db.exec("PRAGMA journal_mode = WAL");
+  } catch (error) {
+    db.close();
+    throw namingFile(error, path);
+  }
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -43,8 +48,18 @@ function openFile(path: string): Database {
     return new Database(path, { create: true, strict: true });
   } catch (error) {
     if ((error as { code?: unknown }).code === "SQLITE_CANTOPEN" && existsSync(path)) accessSync(path, constants.R_OK | constants.W_OK);
-    throw error;
+    throw namingFile(error, path);
   }
+}
+
+/**
+ * SQLite's own words for a file it cannot use as a database ("file is not a database", "unable to open
+ * database file": a text file or a folder in its place), with the file named, as other start-up errors do.
+ */
+function namingFile(error: unknown, path: string): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (code !== "SQLITE_NOTADB" && code !== "SQLITE_CANTOPEN" && code !== "SQLITE_CORRUPT") return error;
+  return Object.assign(new Error(`${(error as Error).message}: ${path}`), { code });
 }
 
 /** Runs fn in a BEGIN IMMEDIATE transaction: writers queue on the lock instead of failing mid-way. */

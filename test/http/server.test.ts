@@ -2,7 +2,7 @@
 // lets in-flight requests finish, refuses new ones and checkpoints the WAL. `quarry serve` loads its models
 // while it imports the server and opens the database: either failing ends it with the cause and exit code 1.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
@@ -153,9 +153,17 @@ describe("server lifecycle", () => {
   });
 
   test("quarry serve on a file that is not a database says so and exits 1, while its models were loading", async () => {
-    const { code, stderr } = await serveFails({}, (dataDir) => writeFileSync(join(dataDir, "quarry.db"), "not a database, but long enough to be read as one".repeat(100)));
+    let path = "";
+    const { code, stderr } = await serveFails({}, (dataDir) => writeFileSync((path = join(dataDir, "quarry.db")), "not a database, but long enough to be read as one".repeat(100)));
     expect(code).toBe(1);
-    expect(stderr).toContain("quarry: file is not a database");
+    expect(stderr).toContain(`quarry: file is not a database: ${path}`);
+  });
+
+  test("quarry serve with a folder where the database file goes names it and exits 1", async () => {
+    let path = "";
+    const { code, stderr } = await serveFails({}, (dataDir) => mkdirSync((path = join(dataDir, "quarry.db"))));
+    expect(code).toBe(1);
+    expect(stderr).toContain(`quarry: unable to open database file: ${path}`);
   });
 });
 
