@@ -24,9 +24,11 @@ export function resolveJwtSecret(configured: string | null, dataDir: string): st
  * the account (empty).
  */
 function readKeptSecret(path: string): string {
+  // Also a file kept by a version that did not restrict it. Its errors (a file this user cannot change, a
+  // read-only mount) go to main.ts, which says what the user running Quarry needs.
+  chmodSync(path, 0o600);
   let secret: string;
   try {
-    chmodSync(path, 0o600); // also a file kept by a version that did not restrict it
     secret = readFileSync(path, "utf8").trim();
   } catch (error) {
     throw new ConfigError(`cannot read the JWT secret kept in ${path}: ${(error as Error).message}`);

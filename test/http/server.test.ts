@@ -2,7 +2,7 @@
 // lets in-flight requests finish, refuses new ones and checkpoints the WAL. `quarry serve` loads its models
 // while it imports the server and opens the database: either failing ends it with the cause and exit code 1.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
@@ -314,6 +314,25 @@ describe("a database another user owns", () => {
       expect(await proc.exited).toBe(1);
       expect((await new Response(proc.stderr).text()).trim()).toBe(
         `quarry: permission denied to access ${join(dataDir, "quarry.db")}: the user running Quarry must be able to write its data directory`,
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a JWT secret file another user owns", () => {
+  const asNobody = process.platform === "linux" && process.getuid?.() === 0 && Bun.which("setpriv") !== null;
+  test.if(asNobody)("is refused with its path and what the user running Quarry needs", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-secret-owner-"));
+    try {
+      chownSync(dataDir, 65534, 65534);
+      const secret = join(dataDir, "jwt-secret");
+      writeFileSync(secret, "s".repeat(48), { mode: 0o644 }); // root's, as a mounted secret is
+      const proc = Bun.spawn(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "node_modules/.bin/bun", "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir], { stdout: "pipe", stderr: "pipe" });
+      expect(await proc.exited).toBe(1);
+      expect((await new Response(proc.stderr).text()).trim()).toBe(
+        `quarry: permission denied to chmod ${secret}: the user running Quarry must be able to write its data directory`,
       );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
