@@ -115,13 +115,15 @@ describe("damaged files", () => {
     const damaged = deflateSync("BT /F1 18 Tf 72 700 Td (Page two about egrets, long enough to damage the middle of its stream) Tj ET");
     damaged.fill(0x41, 12, 40);
     const stream = (body: Uint8Array, filter = "") => Buffer.concat([Buffer.from(`<< /Length ${body.length}${filter} >>\nstream\n`, "latin1"), body, Buffer.from("\nendstream")]);
-    const pdf = (pages: Buffer[]) => {
+    const pdf = (pages: Buffer[], brokenPage = -1) => {
       const objects = [
         Buffer.from("<< /Type /Catalog /Pages 2 0 R >>"),
         Buffer.from(`<< /Type /Pages /Kids [${pages.map((_, i) => `${4 + 2 * i} 0 R`).join(" ")}] /Count ${pages.length} >>`),
         Buffer.from("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"),
         ...pages.flatMap((content, i) => [
-          Buffer.from(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${5 + 2 * i} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`),
+          i === brokenPage
+            ? Buffer.from("(not a page dictionary)")
+            : Buffer.from(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${5 + 2 * i} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`),
           content,
         ]),
       ];
@@ -146,9 +148,12 @@ describe("damaged files", () => {
     expect({ status: doc.status, page_count: doc.page_count, error: doc.error_detail }).toEqual({ status: "ready", page_count: 2, error: null });
     expect((await allChunks(server, ws, doc.id)).map((chunk) => [chunk.text, chunk.start_page, chunk.end_page])).toEqual([["Page one about herons", 1, 1]]);
 
-    const wholly = await upload(server, ws, new File([pdf([bad, bad])], "all-bad-pages.pdf"));
-    const failed = await waitForDocument(server, ws.account.apiKey, ws.kbId, wholly.body.data.id);
-    expect({ status: failed.status, error: failed.error_detail }).toEqual({ status: "failed", error: "Not a valid PDF file" });
+    // No readable page, or a page that cannot be loaded at all (pdf.js would count only the pages before it).
+    for (const [name, file] of [["all-bad-pages.pdf", pdf([bad, bad])], ["broken-page-tree.pdf", pdf([good, good, good], 1)]] as const) {
+      const res = await upload(server, ws, new File([file], name));
+      const failed = await waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id);
+      expect({ name, status: failed.status, error: failed.error_detail }).toEqual({ name, status: "failed", error: "Not a valid PDF file" });
+    }
   });
 
   test("every rich type has a damaged sample", () => {
@@ -205,6 +210,15 @@ describe("Markdown's escapes and entities", () => {
       "| fruit | note |",
       "|---|---|",
       "| Pear | a \\| pipe |",
+      "",
+      // The text's own private-use characters (an icon font's) are kept as they are, not taken for set-aside ones.
+      "Play \ue037 pause \ue07c stop \ue000 and &#xE02A; and &#99999999; and &#128;.",
+      "",
+      // A setext heading is read once, like an ATX one.
+      "Tom &amp;amp; Jerry &lt;b&gt; \\*x\\*",
+      "===",
+      "",
+      "Cartoon.",
     ].join("\n");
     const res = await upload(server, ws, new File([md], "escapes.md"));
     expect(res.status).toBe(202);
@@ -214,8 +228,10 @@ describe("Markdown's escapes and entities", () => {
       [
         "Fish & Chips",
         "Fish & Chips\n\nSalt & vinegar at the café, 5 < 6, AT&T and été.\n\nUse snake_case_names and *literal stars* here.\n\n" +
-          "Code a\\*b &amp; c stays as written.\n\nfruit | note\nPear | a | pipe",
+          "Code a\\*b &amp; c stays as written.\n\nfruit | note\nPear | a | pipe\n\n" +
+          "Play \ue037 pause \ue07c stop \ue000 and \ue02a and &#99999999; and €.",
       ],
+      ["Tom &amp; Jerry <b> *x*", "Tom &amp; Jerry <b> *x*\n\nCartoon."],
     ]);
     expect(await keywordHits(server, ws, "café")).toContain(res.body.data.id);
   });

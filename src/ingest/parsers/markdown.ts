@@ -110,7 +110,7 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
       continue;
     }
     if (kind === "prose" && SETEXT_UNDERLINE.test(line)) {
-      const heading = stripInline(block.join(" "));
+      const heading = block.join(" "); // its lines were read as prose already
       block = [];
       flush();
       collector.setHeading(heading);
@@ -177,57 +177,72 @@ function withoutClosingHashes(text: string): string {
 }
 
 function tableRow(line: string): string {
-  // Escapes are set aside first, so that an escaped pipe (a \| b) stays inside its cell.
+  // Set aside first, so that an escaped pipe (a \| b) stays inside its cell.
   return protectLiterals(line)
     .trim()
     .replace(/^\||\|$/g, "")
     .split("|")
-    .map(stripInline)
+    .map(readProtected)
     .filter((cell) => cell !== "")
     .join(" | ");
 }
 
-/**
- * Characters that stand for themselves, set aside before the inline syntax is stripped and put back after
- * (restoreLiterals), as CommonMark reads them: a backslash-escaped ASCII punctuation character (snake\_case,
- * \*stars\*), and an "&" inside a code span (where "&amp;" is literal text, not an entity). Each becomes a
- * private-use character: U+E000 plus its code.
+function stripInline(text: string): string {
+  return readProtected(protectLiterals(text));
+}
+
+/*
+ * Characters that stand for themselves are set aside before the inline syntax is stripped and put back after,
+ * as CommonMark reads them: a backslash-escaped ASCII punctuation character (snake\_case, \*stars\*), and an
+ * "&" inside a code span (where "&amp;" is literal text, not an entity). Each becomes the private-use character
+ * U+E000 plus its code (U+E021-U+E07E). The text's own characters of U+E000-U+E0FF (icon fonts) are written
+ * as U+E000 and U+E100 plus their offset meanwhile, so that none is taken for one set aside.
  */
-const LITERAL_BASE = 0xe000;
-const ESCAPE_OR_CODE_SPAN = /(`+[^`]*`+)|\\([!-/:-@[-`{-~])/g;
-const SET_ASIDE = /[\ue021-\ue07e]/g;
+const SET_ASIDE_BASE = 0xe000;
+const OWN_MARK = "\ue000";
+const OWN_BASE = 0xe100;
+const TO_SET_ASIDE = /(`+[^`]*`+)|\\([!-/:-@[-`{-~])|[\ue000-\ue0ff]/g;
+const IN_CODE_SPAN = /[&\ue000-\ue0ff]/g;
+/**
+ * What readProtected puts back, and the entity references it decodes: CommonMark's (at most 7 decimal or 6 hex
+ * digits), as HTML reads them (&#128; is the "€" of Windows-1252 there, not a control character).
+ */
+const TO_PUT_BACK = /\ue000([\ue100-\ue1ff])|([\ue021-\ue07e])|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/g;
 
 function protectLiterals(text: string): string {
-  return text.replace(ESCAPE_OR_CODE_SPAN, (match, codeSpan: string | undefined, escaped: string | undefined) =>
-    codeSpan !== undefined ? codeSpan.replaceAll("&", literal("&")) : literal(escaped!),
+  return text.replace(TO_SET_ASIDE, (match, codeSpan: string | undefined, escaped: string | undefined) =>
+    codeSpan !== undefined ? codeSpan.replace(IN_CODE_SPAN, setAside) : escaped !== undefined ? setAside(escaped) : setAside(match),
   );
 }
 
-function literal(char: string): string {
-  return String.fromCharCode(LITERAL_BASE + char.charCodeAt(0));
+function setAside(char: string): string {
+  const code = char.charCodeAt(0);
+  return code >= SET_ASIDE_BASE ? OWN_MARK + String.fromCharCode(OWN_BASE + code - SET_ASIDE_BASE) : String.fromCharCode(SET_ASIDE_BASE + code);
 }
 
-/** Puts the set-aside characters back, and decodes entity references (&amp; &eacute; &#233;) elsewhere. */
-function restoreLiterals(text: string): string {
-  return decodeHTMLStrict(text).replace(SET_ASIDE, (char) => String.fromCharCode(char.charCodeAt(0) - LITERAL_BASE));
-}
-
-function stripInline(text: string): string {
+/** Text set aside by protectLiterals, its inline syntax stripped, the set-aside characters put back and entities decoded. */
+function readProtected(text: string): string {
+  const stripped = text
+    .replace(/!\[([^[\]]*)\]\([^()]*\)/g, "$1") // images → alt text
+    .replace(/\[([^[\]]*)\]\([^()]*\)/g, "$1") // links → link text
+    .replace(/\[([^[\]]+)\]\[[^[\]]*\]/g, "$1") // reference links
+    .replace(/<(https?:\/\/[^<>\s]+)>/g, "$1") // autolinks
+    .replace(INLINE_COMMENT, " ")
+    .replace(/<\/?[a-zA-Z][^<>]*>/g, " ") // inline HTML tags
+    .replace(/`+([^`]*)`+/g, "$1") // inline code keeps its text
+    .replace(/\*\*(?=\S)((?:[^*]|\*(?!\*))+?)(?<=\S)\*\*/g, "$1") // strong
+    .replace(/__(?=\S)((?:[^_]|_(?!_))+?)(?<=\S)__/g, "$1")
+    .replace(/~~(?=\S)((?:[^~]|~(?!~))+?)(?<=\S)~~/g, "$1") // strikethrough
+    .replace(/(^|[^\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?![\w*])/g, "$1$2") // emphasis
+    .replace(/(^|[^\w_])_(?=\S)([^_]+?)(?<=\S)_(?![\w_])/g, "$1$2");
   return cleanLine(
-    restoreLiterals(
-      protectLiterals(text)
-      .replace(/!\[([^[\]]*)\]\([^()]*\)/g, "$1") // images → alt text
-      .replace(/\[([^[\]]*)\]\([^()]*\)/g, "$1") // links → link text
-      .replace(/\[([^[\]]+)\]\[[^[\]]*\]/g, "$1") // reference links
-      .replace(/<(https?:\/\/[^<>\s]+)>/g, "$1") // autolinks
-      .replace(INLINE_COMMENT, " ")
-      .replace(/<\/?[a-zA-Z][^<>]*>/g, " ") // inline HTML tags
-      .replace(/`+([^`]*)`+/g, "$1") // inline code keeps its text
-      .replace(/\*\*(?=\S)((?:[^*]|\*(?!\*))+?)(?<=\S)\*\*/g, "$1") // strong
-      .replace(/__(?=\S)((?:[^_]|_(?!_))+?)(?<=\S)__/g, "$1")
-      .replace(/~~(?=\S)((?:[^~]|~(?!~))+?)(?<=\S)~~/g, "$1") // strikethrough
-      .replace(/(^|[^\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?![\w*])/g, "$1$2") // emphasis
-      .replace(/(^|[^\w_])_(?=\S)([^_]+?)(?<=\S)_(?![\w_])/g, "$1$2"),
+    stripped.replace(TO_PUT_BACK, (match, own: string | undefined, setAsideChar: string | undefined) =>
+      own !== undefined
+        ? String.fromCharCode(own.charCodeAt(0) - OWN_BASE + SET_ASIDE_BASE)
+        : setAsideChar !== undefined
+          ? String.fromCharCode(setAsideChar.charCodeAt(0) - SET_ASIDE_BASE)
+          : decodeHTMLStrict(match),
     ),
   );
 }
+

@@ -70,8 +70,9 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
  * is UNREADABLE_PAGE, so that one bad page does not fail a document whose other pages read well.
  */
 async function readPage(pagePromise: Promise<PDFPageProxy>, orientation: PageOrientation): Promise<PageContent> {
-  const page = await pagePromise.catch(() => null);
-  if (!page) return UNREADABLE_PAGE;
+  // A page that cannot be loaded at all (a broken page tree) still fails the document: pdf.js then counts
+  // only the pages before it, and the ones after would be lost without a word.
+  const page = await pagePromise;
   try {
     const runs = await page.getTextContent().then(
       (content) => content.items.filter((item) => "str" in item) as FontRun[],
