@@ -210,6 +210,10 @@ describe("Markdown's escapes and entities", () => {
       "| fruit | note |",
       "|---|---|",
       "| Pear | a \\| pipe |",
+      "| Code | `x\\|y` |",
+      "",
+      // A code span is closed by a run of as many backticks; its text keeps escapes, entities and emphasis marks.
+      "Spans ``a ` &amp; b`` and `\\*p\\* **q**`; autolinks keep theirs: <https://example.com/?a=1&amp;b=\\*>.",
       "",
       // The text's own private-use characters (an icon font's) are kept as they are, not taken for set-aside ones.
       "Play \ue037 pause \ue07c stop \ue000 and &#xE02A; and &#99999999; and &#128;.",
@@ -228,7 +232,8 @@ describe("Markdown's escapes and entities", () => {
       [
         "Fish & Chips",
         "Fish & Chips\n\nSalt & vinegar at the café, 5 < 6, AT&T and été.\n\nUse snake_case_names and *literal stars* here.\n\n" +
-          "Code a\\*b &amp; c stays as written.\n\nfruit | note\nPear | a | pipe\n\n" +
+          "Code a\\*b &amp; c stays as written.\n\nfruit | note\nPear | a | pipe\nCode | x|y\n\n" +
+          "Spans a ` &amp; b and \\*p\\* **q**; autolinks keep theirs: https://example.com/?a=1&amp;b=\\*.\n\n" +
           "Play \ue037 pause \ue07c stop \ue000 and \ue02a and &#99999999; and €.",
       ],
       ["Tom &amp; Jerry <b> *x*", "Tom &amp; Jerry <b> *x*\n\nCartoon."],

@@ -177,8 +177,8 @@ function withoutClosingHashes(text: string): string {
 }
 
 function tableRow(line: string): string {
-  // Set aside first, so that an escaped pipe (a \| b) stays inside its cell.
-  return protectLiterals(line)
+  // Set aside first, so that an escaped pipe (a \| b, also inside a code span) stays inside its cell.
+  return protectLiterals(line, true)
     .trim()
     .replace(/^\||\|$/g, "")
     .split("|")
@@ -193,26 +193,86 @@ function stripInline(text: string): string {
 
 /*
  * Characters that stand for themselves are set aside before the inline syntax is stripped and put back after,
- * as CommonMark reads them: a backslash-escaped ASCII punctuation character (snake\_case, \*stars\*), and an
- * "&" inside a code span (where "&amp;" is literal text, not an entity). Each becomes the private-use character
- * U+E000 plus its code (U+E021-U+E07E). The text's own characters of U+E000-U+E0FF (icon fonts) are written
- * as U+E000 and U+E100 plus their offset meanwhile, so that none is taken for one set aside.
+ * as CommonMark reads them: a backslash-escaped ASCII punctuation character (snake\_case, \*stars\*), the
+ * punctuation of a code span's text (`a*b*`, `&amp;`: no emphasis, no entity), and "\" and "&" in an autolink.
+ * Each becomes the private-use character U+E000 plus its code (U+E021-U+E07E). The text's own characters of
+ * U+E000-U+E0FF (icon fonts) are written as U+E000 and U+E100 plus their offset meanwhile, so that none is
+ * taken for one set aside.
  */
 const SET_ASIDE_BASE = 0xe000;
 const OWN_MARK = "\ue000";
 const OWN_BASE = 0xe100;
-const TO_SET_ASIDE = /(`+[^`]*`+)|\\([!-/:-@[-`{-~])|[\ue000-\ue0ff]/g;
-const IN_CODE_SPAN = /[&\ue000-\ue0ff]/g;
+const OUTSIDE_CODE = /(<https?:\/\/[^<>\s]+>)|\\([!-/:-@[-`{-~])|[\ue000-\ue0ff]/g;
+const IN_AUTOLINK = /[\\&\ue000-\ue0ff]/g;
+const IN_CODE_SPAN = /[!-/:-@[-`{-~\ue000-\ue0ff]/g;
 /**
  * What readProtected puts back, and the entity references it decodes: CommonMark's (at most 7 decimal or 6 hex
  * digits), as HTML reads them (&#128; is the "€" of Windows-1252 there, not a control character).
  */
 const TO_PUT_BACK = /\ue000([\ue100-\ue1ff])|([\ue021-\ue07e])|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/g;
+/** The line with its literal characters set aside and its code spans' backticks dropped; `table`: a table row's. */
+function protectLiterals(text: string, table = false): string {
+  let out = "";
+  let from = 0;
+  for (const [start, end, ticks] of codeSpans(text)) {
+    out += protectOutsideCode(text.slice(from, start));
+    // In a table row "\|" is a pipe of the cell, in a code span too (as GitHub's tables read it).
+    const code = text.slice(start + ticks, end - ticks);
+    out += (table ? code.replaceAll("\\|", "|") : code).replace(IN_CODE_SPAN, setAside);
+    from = end;
+  }
+  return out + protectOutsideCode(text.slice(from));
+}
 
-function protectLiterals(text: string): string {
-  return text.replace(TO_SET_ASIDE, (match, codeSpan: string | undefined, escaped: string | undefined) =>
-    codeSpan !== undefined ? codeSpan.replace(IN_CODE_SPAN, setAside) : escaped !== undefined ? setAside(escaped) : setAside(match),
+function protectOutsideCode(text: string): string {
+  return text.replace(OUTSIDE_CODE, (match, autolink: string | undefined, escaped: string | undefined) =>
+    autolink !== undefined ? autolink.replace(IN_AUTOLINK, setAside) : setAside(escaped ?? match),
   );
+}
+
+/**
+ * The code spans of a line, [start, end, backticks] each, delimiters included: a run of backticks (its first
+ * one not escaped) opens one, which the next run of the same length closes; a run never closed is literal
+ * text. Each closing run is found by a binary search among the runs of its length, so a line of many runs
+ * takes n log n, not n².
+ */
+function codeSpans(text: string): [number, number, number][] {
+  const runs: [at: number, length: number][] = [];
+  for (let i = text.indexOf("`"); i !== -1; i = text.indexOf("`", i)) {
+    let j = i;
+    while (text[j] === "`") j++;
+    runs.push([i, j - i]);
+    i = j;
+  }
+  const byLength = new Map<number, number[]>();
+  runs.forEach(([, length], k) => {
+    const same = byLength.get(length);
+    if (same) same.push(k);
+    else byLength.set(length, [k]);
+  });
+  const spans: [number, number, number][] = [];
+  for (let k = 0; k < runs.length; k++) {
+    let [at, length] = runs[k]!;
+    if (at > 0 && text[at - 1] === "\\") [at, length] = [at + 1, length - 1];
+    const closing = length > 0 ? firstAbove(byLength.get(length), k) : undefined;
+    if (closing === undefined) continue;
+    spans.push([at, runs[closing]![0] + length, length]);
+    k = closing;
+  }
+  return spans;
+}
+
+/** The first of the ascending `indexes` above `k`. */
+function firstAbove(indexes: number[] | undefined, k: number): number | undefined {
+  if (!indexes) return undefined;
+  let low = 0;
+  let high = indexes.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (indexes[middle]! <= k) low = middle + 1;
+    else high = middle;
+  }
+  return indexes[low];
 }
 
 function setAside(char: string): string {
@@ -229,7 +289,6 @@ function readProtected(text: string): string {
     .replace(/<(https?:\/\/[^<>\s]+)>/g, "$1") // autolinks
     .replace(INLINE_COMMENT, " ")
     .replace(/<\/?[a-zA-Z][^<>]*>/g, " ") // inline HTML tags
-    .replace(/`+([^`]*)`+/g, "$1") // inline code keeps its text
     .replace(/\*\*(?=\S)((?:[^*]|\*(?!\*))+?)(?<=\S)\*\*/g, "$1") // strong
     .replace(/__(?=\S)((?:[^_]|_(?!_))+?)(?<=\S)__/g, "$1")
     .replace(/~~(?=\S)((?:[^~]|~(?!~))+?)(?<=\S)~~/g, "$1") // strikethrough
