@@ -215,26 +215,35 @@ function protectLiterals(text: string, table = false): string {
   let out = "";
   let from = 0;
   for (const [start, end, ticks] of codeSpans(text)) {
-    out += protectOutsideCode(text.slice(from, start));
+    out += protectOutsideCode(text.slice(from, start), table);
     // In a table row "\|" is a pipe of the cell, in a code span too (as GitHub's tables read it).
     const code = text.slice(start + ticks, end - ticks);
     out += (table ? code.replaceAll("\\|", "|") : code).replace(IN_CODE_SPAN, setAside);
     from = end;
   }
-  return out + protectOutsideCode(text.slice(from));
+  return out + protectOutsideCode(text.slice(from), table);
 }
 
-function protectOutsideCode(text: string): string {
+function protectOutsideCode(text: string, table: boolean): string {
   return text.replace(OUTSIDE_CODE, (match, autolink: string | undefined, escaped: string | undefined) =>
-    autolink !== undefined ? autolink.replace(IN_AUTOLINK, setAside) : setAside(escaped ?? match),
+    autolink !== undefined ? protectAutolink(autolink, table) : setAside(escaped ?? match),
   );
 }
 
+/** An autolink's backslashes and ampersands set aside; in a table row, "\\|" is a pipe of the cell (GitHub's tables). */
+function protectAutolink(autolink: string, table: boolean): string {
+  const kept = autolink.replace(IN_AUTOLINK, setAside);
+  return table ? kept.replaceAll(`${setAside("\\")}|`, setAside("|")) : kept;
+}
+
+/** An inline HTML tag or an autolink: what starts before a backtick in it is read first (CommonMark). */
+const TAG_OR_AUTOLINK = /<(?:https?:\/\/[^<>\s]+|\/?[a-zA-Z][^<>]*)>/g;
+
 /**
  * The code spans of a line, [start, end, backticks] each, delimiters included: a run of backticks (its first
- * one not escaped) opens one, which the next run of the same length closes; a run never closed is literal
- * text. Each closing run is found by a binary search among the runs of its length, so a line of many runs
- * takes n log n, not n².
+ * one not escaped, nor inside a tag or autolink begun before it) opens one, which the next run of the same
+ * length closes; a run never closed is literal text. Each closing run is found by a binary search among the
+ * runs of its length, so a line of many runs takes n log n, not n².
  */
 function codeSpans(text: string): [number, number, number][] {
   const runs: [at: number, length: number][] = [];
@@ -250,16 +259,30 @@ function codeSpans(text: string): [number, number, number][] {
     if (same) same.push(k);
     else byLength.set(length, [k]);
   });
+  const tags = [...text.matchAll(TAG_OR_AUTOLINK)].map((tag) => [tag.index, tag.index + tag[0].length] as const);
+  let tag = 0;
+  let from = 0;
   const spans: [number, number, number][] = [];
   for (let k = 0; k < runs.length; k++) {
     let [at, length] = runs[k]!;
-    if (at > 0 && text[at - 1] === "\\") [at, length] = [at + 1, length - 1];
+    // A tag that begins after the last span and before this run, and holds it: the run is the tag's text.
+    while (tag < tags.length && (tags[tag]![1] <= at || tags[tag]![0] < from)) tag++;
+    if (tag < tags.length && tags[tag]![0] < at) continue;
+    if (escapedAt(text, at)) [at, length] = [at + 1, length - 1];
     const closing = length > 0 ? firstAbove(byLength.get(length), k) : undefined;
     if (closing === undefined) continue;
     spans.push([at, runs[closing]![0] + length, length]);
+    from = runs[closing]![0] + length;
     k = closing;
   }
   return spans;
+}
+
+/** Whether the character at `at` is escaped: an odd number of backslashes stands before it. */
+function escapedAt(text: string, at: number): boolean {
+  let backslashes = 0;
+  while (at - backslashes > 0 && text[at - backslashes - 1] === "\\") backslashes++;
+  return backslashes % 2 === 1;
 }
 
 /** The first of the ascending `indexes` above `k`. */
