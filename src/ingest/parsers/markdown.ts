@@ -15,7 +15,8 @@ import type { ParsedDocument } from "./types.ts";
 const ATX_HEADING = /^ {0,3}(#{1,6})(?:\s+(.*))?$/;
 const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)\s*$/;
 const THEMATIC_BREAK = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/** A code fence's opening line; a backtick fence's info string holds no backtick (```npm i``` is a code span). */
+const FENCE = /^ {0,3}(?:(`{3,})(?=[^`]*$)|(~{3,}))/;
 const LIST_ITEM = /^\s*(?:[-*+]|\d{1,9}[.)])\s+(.*)$/;
 const TABLE_SEPARATOR = /^\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)*(?:\|\s*)?$/;
 const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S+/;
@@ -71,7 +72,7 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
     const fence = FENCE.exec(line);
     if (fence) {
       flush();
-      const marker = fence[1]!;
+      const marker = fence[1] ?? fence[2]!;
       const code: string[] = [];
       for (i++; i < lines.length && !lines[i]!.trimStart().startsWith(marker); i++) code.push(lines[i]!.trimEnd());
       collector.addPreformatted(code.filter((codeLine) => codeLine.trim() !== "").join("\n"));
