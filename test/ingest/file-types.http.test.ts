@@ -213,6 +213,9 @@ describe("Markdown's escapes and entities", () => {
       "| Code | `x\\|y` |",
       "| Link | <https://x.y/a\\|b> |",
       "",
+      // Autolinks of any scheme and email addresses keep their address (they were stripped as HTML tags).
+      "Write <ada@example.com> or <mailto:help@example.com>; files at <ftp://files.example.com/x>.",
+      "",
       // Three backticks with another one later on the line open a code span, not a code fence.
       "```npm i``` runs it.",
       "",
@@ -240,7 +243,7 @@ describe("Markdown's escapes and entities", () => {
         "Fish & Chips",
         "Fish & Chips\n\nSalt & vinegar at the café, 5 < 6, AT&T and été.\n\nUse snake_case_names and *literal stars* here.\n\n" +
           "Code a\\*b &amp; c stays as written.\n\nfruit | note\nPear | a | pipe\nCode | x|y\nLink | https://x.y/a|b\n\n" +
-          "npm i runs it.\n\nPress cmd, then C:\\dir.\n\n" +
+          "Write ada@example.com or mailto:help@example.com; files at ftp://files.example.com/x.\n\nnpm i runs it.\n\nPress cmd, then C:\\dir.\n\n" +
           "Spans a ` &amp; b and \\*p\\* **q**; autolinks keep theirs: https://example.com/?a=1&amp;b=\\*.\n\n" +
           "Play \ue037 pause \ue07c stop \ue000 and \ue02a and &#99999999; and €.",
       ],

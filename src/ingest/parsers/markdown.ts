@@ -203,7 +203,12 @@ function stripInline(text: string): string {
 const SET_ASIDE_BASE = 0xe000;
 const OWN_MARK = "\ue000";
 const OWN_BASE = 0xe100;
-const OUTSIDE_CODE = /(<https?:\/\/[^<>\s]+>)|\\([!-/:-@[-`{-~])|[\ue000-\ue0ff]/g;
+/**
+ * An autolink's address, as CommonMark has them: an absolute URI (any scheme: https:, mailto:, ftp:) or an
+ * email address. Without this, <a@b.c> and <mailto:…> were stripped as HTML tags, address and all.
+ */
+const AUTOLINK = String.raw`(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*|[A-Za-z0-9.!#$%&'*+/=?^_\`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)`;
+const OUTSIDE_CODE = new RegExp(String.raw`(<${AUTOLINK}>)|\\([!-/:-@[-\`{-~])|[\ue000-\ue0ff]`, "g");
 const IN_AUTOLINK = /[\\&\ue000-\ue0ff]/g;
 const IN_CODE_SPAN = /[!-/:-@[-`{-~\ue000-\ue0ff]/g;
 /**
@@ -238,7 +243,9 @@ function protectAutolink(autolink: string, table: boolean): string {
 }
 
 /** An inline HTML tag or an autolink: what starts before a backtick in it is read first (CommonMark). */
-const TAG_OR_AUTOLINK = /<(?:https?:\/\/[^<>\s]+|\/?[a-zA-Z][^<>]*)>/g;
+const TAG_OR_AUTOLINK = new RegExp(String.raw`<(?:${AUTOLINK}|\/?[a-zA-Z][^<>]*)>`, "g");
+/** An autolink, its address kept. */
+const AUTOLINK_ADDRESS = new RegExp(`<(${AUTOLINK})>`, "g");
 
 /**
  * The code spans of a line, [start, end, backticks] each, delimiters included: a run of backticks (its first
@@ -310,7 +317,7 @@ function readProtected(text: string): string {
     .replace(/!\[([^[\]]*)\]\([^()]*\)/g, "$1") // images → alt text
     .replace(/\[([^[\]]*)\]\([^()]*\)/g, "$1") // links → link text
     .replace(/\[([^[\]]+)\]\[[^[\]]*\]/g, "$1") // reference links
-    .replace(/<(https?:\/\/[^<>\s]+)>/g, "$1") // autolinks
+    .replace(AUTOLINK_ADDRESS, "$1")
     .replace(INLINE_COMMENT, " ")
     .replace(/<\/?[a-zA-Z][^<>]*>/g, " ") // inline HTML tags
     .replace(/\*\*(?=\S)((?:[^*]|\*(?!\*))+?)(?<=\S)\*\*/g, "$1") // strong
