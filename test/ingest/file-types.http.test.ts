@@ -196,6 +196,20 @@ describe("code keeps its indentation", () => {
   });
 });
 
+describe("Markdown code fences", () => {
+  test("a fence closes only on a line of its marker alone; one opened in a block quote reads without the quote's markers and ends with it", async () => {
+    const md = ["> Run:", "> ```sh", "> npm i", "> ```", "", "## Install", "", "```", "```js", "code", "```", "", "# Next", "", "Steps."].join("\n");
+    const res = await upload(server, ws, new File([md], "fences.md"));
+    expect((await waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id)).status).toBe("ready");
+    const chunks = await allChunks(server, ws, res.body.data.id);
+    expect(chunks.map((chunk) => [chunk.section_heading, chunk.text])).toEqual([
+      ["", "Run:\n\nnpm i"],
+      ["Install", "Install\n\n```js\ncode"],
+      ["Next", "Next\n\nSteps."],
+    ]);
+  });
+});
+
 describe("Markdown's escapes and entities", () => {
   test("entity references are decoded, backslash-escaped punctuation is literal (also a pipe in a table cell), code spans are kept as written", async () => {
     const md = [
@@ -213,8 +227,8 @@ describe("Markdown's escapes and entities", () => {
       "| Code | `x\\|y` |",
       "| Link | <https://x.y/a\\|b> |",
       "",
-      // Autolinks of any scheme and email addresses keep their address (they were stripped as HTML tags).
-      "Write <ada@example.com> or <mailto:help@example.com>; files at <ftp://files.example.com/x>.",
+      // Autolinks of any scheme and email addresses keep their address as written (they were stripped as HTML tags).
+      "Write <ada@example.com> or <mailto:help@example.com>; files at <ftp://files.example.com/x>; <_a&b_@example.com>.",
       "",
       // Three backticks with another one later on the line open a code span, not a code fence.
       "```npm i``` runs it.",
@@ -243,7 +257,7 @@ describe("Markdown's escapes and entities", () => {
         "Fish & Chips",
         "Fish & Chips\n\nSalt & vinegar at the café, 5 < 6, AT&T and été.\n\nUse snake_case_names and *literal stars* here.\n\n" +
           "Code a\\*b &amp; c stays as written.\n\nfruit | note\nPear | a | pipe\nCode | x|y\nLink | https://x.y/a|b\n\n" +
-          "Write ada@example.com or mailto:help@example.com; files at ftp://files.example.com/x.\n\nnpm i runs it.\n\nPress cmd, then C:\\dir.\n\n" +
+          "Write ada@example.com or mailto:help@example.com; files at ftp://files.example.com/x; _a&b_@example.com.\n\nnpm i runs it.\n\nPress cmd, then C:\\dir.\n\n" +
           "Spans a ` &amp; b and \\*p\\* **q**; autolinks keep theirs: https://example.com/?a=1&amp;b=\\*.\n\n" +
           "Play \ue037 pause \ue07c stop \ue000 and \ue02a and &#99999999; and €.",
       ],

@@ -21,6 +21,7 @@ const LIST_ITEM = /^\s*(?:[-*+]|\d{1,9}[.)])\s+(.*)$/;
 const TABLE_SEPARATOR = /^\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)*(?:\|\s*)?$/;
 const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S+/;
 const BLOCKQUOTE_MARKERS = /^(?: {0,3}>\s?)+/;
+const QUOTED_LINE = /^ {0,3}>/;
 const COMMENT_START = /^ {0,3}<!--/;
 /**
  * The opening tag of a script or style block, alone on its line (attributes and all, or cut after its name
@@ -73,8 +74,20 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
     if (fence) {
       flush();
       const marker = fence[1] ?? fence[2]!;
+      // Closed by a line of that character alone, at least as long (no info string); a fence opened in a
+      // block quote reads its lines without the quote's markers, and ends with the quote.
+      const closing = new RegExp(`^\\s*${marker[0] === "`" ? "`" : "~"}{${marker.length},}\\s*$`);
+      const quoted = line !== lines[i];
       const code: string[] = [];
-      for (i++; i < lines.length && !lines[i]!.trimStart().startsWith(marker); i++) code.push(lines[i]!.trimEnd());
+      for (i++; i < lines.length; i++) {
+        if (quoted && !QUOTED_LINE.test(lines[i]!)) {
+          i--;
+          break;
+        }
+        const codeLine = quoted ? lines[i]!.replace(BLOCKQUOTE_MARKERS, "") : lines[i]!;
+        if (closing.test(codeLine)) break;
+        code.push(codeLine.trimEnd());
+      }
       collector.addPreformatted(code.filter((codeLine) => codeLine.trim() !== "").join("\n"));
       continue;
     }
@@ -195,7 +208,7 @@ function stripInline(text: string): string {
 /*
  * Characters that stand for themselves are set aside before the inline syntax is stripped and put back after,
  * as CommonMark reads them: a backslash-escaped ASCII punctuation character (snake\_case, \*stars\*), the
- * punctuation of a code span's text (`a*b*`, `&amp;`: no emphasis, no entity), and "\" and "&" in an autolink.
+ * punctuation of a code span's text (`a*b*`, `&amp;`: no emphasis, no entity) and of an autolink's address.
  * Each becomes the private-use character U+E000 plus its code (U+E021-U+E07E). The text's own characters of
  * U+E000-U+E0FF (icon fonts) are written as U+E000 and U+E100 plus their offset meanwhile, so that none is
  * taken for one set aside.
@@ -209,8 +222,8 @@ const OWN_BASE = 0xe100;
  */
 const AUTOLINK = String.raw`(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*|[A-Za-z0-9.!#$%&'*+/=?^_\`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)`;
 const OUTSIDE_CODE = new RegExp(String.raw`(<${AUTOLINK}>)|\\([!-/:-@[-\`{-~])|[\ue000-\ue0ff]`, "g");
-const IN_AUTOLINK = /[\\&\ue000-\ue0ff]/g;
-const IN_CODE_SPAN = /[!-/:-@[-`{-~\ue000-\ue0ff]/g;
+/** What a code span's text or an autolink's address has set aside: all of it that inline syntax could read. */
+const LITERAL_PUNCTUATION = /[!-/:-@[-`{-~\ue000-\ue0ff]/g;
 /**
  * What readProtected puts back, and the entity references it decodes: CommonMark's (at most 7 decimal or 6 hex
  * digits), as HTML reads them (&#128; is the "€" of Windows-1252 there, not a control character).
@@ -224,7 +237,7 @@ function protectLiterals(text: string, table = false): string {
     out += protectOutsideCode(text.slice(from, start), table);
     // In a table row "\|" is a pipe of the cell, in a code span too (as GitHub's tables read it).
     const code = text.slice(start + ticks, end - ticks);
-    out += (table ? code.replaceAll("\\|", "|") : code).replace(IN_CODE_SPAN, setAside);
+    out += (table ? code.replaceAll("\\|", "|") : code).replace(LITERAL_PUNCTUATION, setAside);
     from = end;
   }
   return out + protectOutsideCode(text.slice(from), table);
@@ -236,16 +249,14 @@ function protectOutsideCode(text: string, table: boolean): string {
   );
 }
 
-/** An autolink's backslashes and ampersands set aside; in a table row, "\\|" is a pipe of the cell (GitHub's tables). */
+/** An autolink's address, its punctuation set aside; in a table row, "\\|" is a pipe of the cell (GitHub's tables). */
 function protectAutolink(autolink: string, table: boolean): string {
-  const kept = autolink.replace(IN_AUTOLINK, setAside);
-  return table ? kept.replaceAll(`${setAside("\\")}|`, setAside("|")) : kept;
+  const address = autolink.slice(1, -1);
+  return (table ? address.replaceAll("\\|", "|") : address).replace(LITERAL_PUNCTUATION, setAside);
 }
 
 /** An inline HTML tag or an autolink: what starts before a backtick in it is read first (CommonMark). */
 const TAG_OR_AUTOLINK = new RegExp(String.raw`<(?:${AUTOLINK}|\/?[a-zA-Z][^<>]*)>`, "g");
-/** An autolink, its address kept. */
-const AUTOLINK_ADDRESS = new RegExp(`<(${AUTOLINK})>`, "g");
 
 /**
  * The code spans of a line, [start, end, backticks] each, delimiters included: a run of backticks (its first
@@ -317,7 +328,6 @@ function readProtected(text: string): string {
     .replace(/!\[([^[\]]*)\]\([^()]*\)/g, "$1") // images → alt text
     .replace(/\[([^[\]]*)\]\([^()]*\)/g, "$1") // links → link text
     .replace(/\[([^[\]]+)\]\[[^[\]]*\]/g, "$1") // reference links
-    .replace(AUTOLINK_ADDRESS, "$1")
     .replace(INLINE_COMMENT, " ")
     .replace(/<\/?[a-zA-Z][^<>]*>/g, " ") // inline HTML tags
     .replace(/\*\*(?=\S)((?:[^*]|\*(?!\*))+?)(?<=\S)\*\*/g, "$1") // strong
