@@ -198,12 +198,16 @@ describe("code keeps its indentation", () => {
 
 describe("Markdown code fences", () => {
   test("a fence closes only on a line of its marker alone; one opened in a block quote reads without the quote's markers and ends with it", async () => {
-    const md = ["> Run:", "> ```sh", "> npm i", "> ```", "", "## Install", "", "```", "```js", "code", "```", "", "# Next", "", "Steps."].join("\n");
+    const md = [
+      ...["> Run:", "> ```sh", "> npm i", "> > not a marker", "> ```", ""],
+      ...["> > ```", "> > inner", "> outer only", ""],
+      ...["## Install", "", "```", "```js", "code", "```", "", "# Next", "", "Steps."],
+    ].join("\n");
     const res = await upload(server, ws, new File([md], "fences.md"));
     expect((await waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id)).status).toBe("ready");
     const chunks = await allChunks(server, ws, res.body.data.id);
     expect(chunks.map((chunk) => [chunk.section_heading, chunk.text])).toEqual([
-      ["", "Run:\n\nnpm i"],
+      ["", "Run:\n\nnpm i\n> not a marker\n\ninner\n\nouter only"],
       ["Install", "Install\n\n```js\ncode"],
       ["Next", "Next\n\nSteps."],
     ]);

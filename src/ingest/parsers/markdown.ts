@@ -21,7 +21,6 @@ const LIST_ITEM = /^\s*(?:[-*+]|\d{1,9}[.)])\s+(.*)$/;
 const TABLE_SEPARATOR = /^\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)*(?:\|\s*)?$/;
 const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S+/;
 const BLOCKQUOTE_MARKERS = /^(?: {0,3}>\s?)+/;
-const QUOTED_LINE = /^ {0,3}>/;
 const COMMENT_START = /^ {0,3}<!--/;
 /**
  * The opening tag of a script or style block, alone on its line (attributes and all, or cut after its name
@@ -74,17 +73,20 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
     if (fence) {
       flush();
       const marker = fence[1] ?? fence[2]!;
-      // Closed by a line of that character alone, at least as long (no info string); a fence opened in a
-      // block quote reads its lines without the quote's markers, and ends with the quote.
+      // Closed by a line of that character alone, at least as long (no info string). A fence opened in a
+      // block quote reads its lines without as many of the quote's markers as it opened under (a code line's
+      // own ">" is code), and ends with the quote: at a line without them.
       const closing = new RegExp(`^\\s*${marker[0] === "`" ? "`" : "~"}{${marker.length},}\\s*$`);
-      const quoted = line !== lines[i];
+      const depth = (lines[i]!.slice(0, lines[i]!.length - line.length).match(/>/g) ?? []).length;
+      const quoteMarkers = depth > 0 ? new RegExp(`^(?: {0,3}>[ \\t]?){${depth}}`) : null;
       const code: string[] = [];
       for (i++; i < lines.length; i++) {
-        if (quoted && !QUOTED_LINE.test(lines[i]!)) {
+        const markers = quoteMarkers?.exec(lines[i]!);
+        if (quoteMarkers && !markers) {
           i--;
           break;
         }
-        const codeLine = quoted ? lines[i]!.replace(BLOCKQUOTE_MARKERS, "") : lines[i]!;
+        const codeLine = markers ? lines[i]!.slice(markers[0].length) : lines[i]!;
         if (closing.test(codeLine)) break;
         code.push(codeLine.trimEnd());
       }
