@@ -252,9 +252,7 @@ function protectLiterals(text: string, table = false): string {
   let from = 0;
   for (const [start, end, ticks] of codeSpans(text)) {
     out += protectOutsideCode(text.slice(from, start), table);
-    // In a table row "\|" is a pipe of the cell, in a code span too (as GitHub's tables read it).
-    const code = text.slice(start + ticks, end - ticks);
-    out += (table ? code.replaceAll("\\|", "|") : code).replace(LITERAL_PUNCTUATION, setAside);
+    out += asWritten(text.slice(start + ticks, end - ticks), table);
     from = end;
   }
   return out + protectOutsideCode(text.slice(from), table);
@@ -262,18 +260,23 @@ function protectLiterals(text: string, table = false): string {
 
 function protectOutsideCode(text: string, table: boolean): string {
   return text.replace(OUTSIDE_CODE, (match, autolink: string | undefined, escaped: string | undefined) =>
-    autolink !== undefined ? protectAutolink(autolink, table) : setAside(escaped ?? match),
+    autolink !== undefined ? asWritten(autolink.slice(1, -1), table) : setAside(escaped ?? match),
   );
 }
 
-/** An autolink's address, its punctuation set aside; in a table row, "\\|" is a pipe of the cell (GitHub's tables). */
-function protectAutolink(autolink: string, table: boolean): string {
-  const address = autolink.slice(1, -1);
-  return (table ? address.replaceAll("\\|", "|") : address).replace(LITERAL_PUNCTUATION, setAside);
+/**
+ * A code span's text or an autolink's address, kept as written: its punctuation set aside. In a table row
+ * "\|" is a pipe of the cell there too (as GitHub's tables read it).
+ */
+function asWritten(text: string, table: boolean): string {
+  return (table ? text.replaceAll("\\|", "|") : text).replace(LITERAL_PUNCTUATION, setAside);
 }
 
+/** An inline HTML tag (readProtected drops it). */
+const INLINE_TAG = String.raw`<\/?[a-zA-Z][^<>]*>`;
+const INLINE_TAGS = new RegExp(INLINE_TAG, "g");
 /** An inline HTML tag or an autolink: what starts before a backtick in it is read first (CommonMark). */
-const TAG_OR_AUTOLINK = new RegExp(String.raw`<(?:${AUTOLINK}|\/?[a-zA-Z][^<>]*)>`, "g");
+const TAG_OR_AUTOLINK = new RegExp(String.raw`<${AUTOLINK}>|${INLINE_TAG}`, "g");
 
 /**
  * The code spans of a line, [start, end, backticks] each, delimiters included: a run of backticks (its first
@@ -346,7 +349,7 @@ function readProtected(text: string): string {
     .replace(/\[([^[\]]*)\]\([^()]*\)/g, "$1") // links → link text
     .replace(/\[([^[\]]+)\]\[[^[\]]*\]/g, "$1") // reference links
     .replace(INLINE_COMMENT, " ")
-    .replace(/<\/?[a-zA-Z][^<>]*>/g, " ") // inline HTML tags
+    .replace(INLINE_TAGS, " ")
     .replace(/\*\*(?=\S)((?:[^*]|\*(?!\*))+?)(?<=\S)\*\*/g, "$1") // strong
     .replace(/__(?=\S)((?:[^_]|_(?!_))+?)(?<=\S)__/g, "$1")
     .replace(/~~(?=\S)((?:[^~]|~(?!~))+?)(?<=\S)~~/g, "$1") // strikethrough

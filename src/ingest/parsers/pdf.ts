@@ -31,13 +31,8 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
     assertPageLimit(pdf.numPages);
     const read: PageContent[] = [];
     const orientation = new PageOrientation();
-    let unreadable = 0;
-    for (let number = 1; number <= pdf.numPages; number++) {
-      const page = await readPage(pdf.getPage(number), orientation);
-      if (page === UNREADABLE_PAGE) unreadable++;
-      read.push(page);
-    }
-    if (unreadable === pdf.numPages) throw new Error("no page could be read");
+    for (let number = 1; number <= pdf.numPages; number++) read.push(await readPage(pdf.getPage(number), orientation));
+    if (read.every((page) => page === UNREADABLE_PAGE)) throw new Error("no page could be read");
     const keptLines = withoutRunningLines(read.flatMap((page) => ("lines" in page ? [page.lines] : [])));
     let next = 0;
     const pages = read.map((page) => ("lines" in page ? { ...page, lines: keptLines[next++]! } : page));
