@@ -209,14 +209,16 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
     const path = requestPath(request);
     if (path.startsWith(RAW_BODY_PREFIX)) return; // their route-level parser reads the exact raw body
     const contentType = request.headers.get("content-type") ?? "";
-    if (isMultipart(contentType)) {
-      requestState(request).bodyError = unsupportedContentType(contentType); // unless the route takes MULTIPART
-      return; // not parsed here: the route's MULTIPART option (or Elysia's default parser) reads the form
-    }
     const failure = (error: QuarryError) => {
       requestState(request).bodyError = error;
       return null;
     };
+    if (isMultipart(contentType)) {
+      // Not read at all where no file is taken: Elysia's own form parser would read a chunked body whole.
+      if (!takesFile(request)) return failure(unsupportedContentType(contentType));
+      requestState(request).bodyError = unsupportedContentType(contentType); // unless the route takes MULTIPART
+      return; // not parsed here: the route's MULTIPART option reads the form
+    }
     const bytes = await readBytes(request, maxBodyBytes(request));
     if (!(bytes instanceof Uint8Array)) return failure(bytes);
     if (bytes.length === 0) return null;

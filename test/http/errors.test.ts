@@ -137,6 +137,14 @@ describe("error envelope", () => {
     expect(await tooLarge("/v1/knowledge-bases/kb_x/documents/")).toEndWith("the maximum is 53477376 bytes (50 MB per file)");
     expect(await tooLarge("/v1/knowledge-bases/kb_x/documents/doc_x/", "PUT")).toEndWith("(50 MB per file)");
     expect(await tooLarge("/v1/knowledge-bases/kb_x/documents/text/")).toEndWith("the maximum is 61048576 bytes (10000000 characters of text)");
+    // Past twice the upload cap too (Bun's own limit answered a bare 413 there, with no envelope), whatever the length
+    for (const declared of [2 * 51 * 1024 * 1024 + 1, 10 * 1024 ** 3]) {
+      const head = `POST /api/v1/knowledge-bases/kb_x/documents HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${account.apiKey}\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: ${declared}\r\n\r\n`;
+      const res = await rawRequest(head);
+      expect(res.status).toBe(400);
+      expect(res.headers["x-request-id"]).toMatch(/^req_/);
+      expect(res.body.error.details.issues).toEqual([{ path: ["body"], message: `is too large: ${declared} bytes; the maximum is 53477376 bytes (50 MB per file)` }]);
+    }
   });
 
   test("a multipart body on a JSON endpoint is refused like any other wrong content type", async () => {
