@@ -42,3 +42,17 @@ export const DICTIONARY_SCRIPTS = "\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khm
  * queries, or a query pasted with one (Persian writes ZWNJ inside words) would be cut where its text is not.
  */
 export const INVISIBLE = /[\u00ad\u200b\u200c\u200d\u2060\ufeff]/g;
+
+/** A backslash escape in JSON text: a surrogate pair's two, a lone surrogate's, or any other. */
+const JSON_ESCAPE = /\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|(u[dD][89a-fA-F][0-9a-fA-F]{2})|[^])/g;
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * JSON text with every escaped lone surrogate ("\ud800" not in a pair) written as U+FFFD, as a well-formed
+ * string has none: stored and sent back as it came, it made whole lists unreadable to strict JSON parsers
+ * (Rust's serde_json, pydantic's). Names already became U+FFFD on their way into SQLite, metadata did not.
+ */
+export function withoutLoneSurrogates(json: string): string {
+  if (!SURROGATE_ESCAPE.test(json)) return json;
+  return json.replace(JSON_ESCAPE, (escape, lone: string | undefined) => (lone ? "\\ufffd" : escape));
+}

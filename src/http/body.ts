@@ -7,6 +7,7 @@ import { requestState } from "./request-state.ts";
 import { MAX_TEXT_LENGTH } from "../ingest/upload-rules.ts";
 import { requestPath } from "./request-path.ts";
 import { withExtendedFileNames } from "./form-file-names.ts";
+import { withoutLoneSurrogates } from "../characters.ts";
 
 /** 50 MB of file plus room for multipart framing and form fields (the uploads). */
 export const MAX_BODY_BYTES = 51 * 1024 * 1024;
@@ -231,7 +232,7 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
     const problem = jsonShapeProblem(text);
     if (problem) return failure(validationError([{ path: [], message: problem }], `Request body ${problem}`));
     try {
-      return JSON.parse(text);
+      return JSON.parse(withoutLoneSurrogates(text));
     } catch {
       return failure(validationError([{ path: [], message: "is not valid JSON" }], "Request body is not valid JSON"));
     }

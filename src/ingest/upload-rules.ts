@@ -3,7 +3,7 @@
 import { invalid, validationError } from "../errors.ts";
 import { metadataIssues } from "../store/metadata-limits.ts";
 import { SUPPORTED_TYPES, isSupportedType, type SupportedType } from "./parsers/index.ts";
-import { characterCount } from "../characters.ts";
+import { characterCount, withoutLoneSurrogates } from "../characters.ts";
 import { decodeEncodedWords, decodePercentEscapes } from "./encoded-words.ts";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
@@ -94,5 +94,6 @@ export function parseMetadataField(raw: unknown): Record<string, unknown> | unde
   }
   const issues = metadataIssues(value).map((issue) => ({ ...issue, path: ["metadata", ...issue.path] }));
   if (issues.length > 0) throw validationError(issues, `${issues[0].path.join(".")}: ${issues[0].message}`);
-  return value as Record<string, unknown>;
+  // Elysia's form parser may have read the JSON text already: lone surrogates are replaced in the value itself.
+  return JSON.parse(withoutLoneSurrogates(JSON.stringify(value))) as Record<string, unknown>;
 }

@@ -96,6 +96,18 @@ describe("error envelope", () => {
       body: new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"name":"café"}')]),
     });
     expect([withBom.status, (await withBom.json()).data.name]).toEqual([201, "café"]);
+    // An escaped lone surrogate becomes U+FFFD everywhere, metadata too (strict JSON parsers refuse one); a pair stays
+    const surrogates = await server.request("POST", "/v1/knowledge-bases", {
+      token: account.apiKey,
+      body: String.raw`{"name":"s\ud800","description":"\\ud800 \udc00","metadata":{"k\uD800":["v\ud800\ud800\ud83d\ude00"]}}`,
+    });
+    expect(surrogates.status).toBe(201);
+    expect(surrogates.body.data).toMatchObject({ name: "s\ufffd", description: "\\ud800 \ufffd", metadata: { "k\ufffd": ["v\ufffd\ufffd😀"] } });
+    const upload = await server.request("POST", `/v1/knowledge-bases/${surrogates.body.data.id}/documents`, {
+      token: account.apiKey,
+      form: { file: new File(["text"], "a.txt"), metadata: String.raw`{"team":"x\udfff"}` },
+    });
+    expect([upload.status, upload.body.data.metadata]).toEqual([202, { team: "x\ufffd" }]);
 
     const huge = await fetch(`${server.url}/v1/knowledge-bases`, {
       method: "POST",
