@@ -28,6 +28,14 @@ describe("error envelope", () => {
       expect(res.status).toBe(404);
       expectEnvelope(res.body, "NOT_FOUND");
     }
+    // …/documents/text takes POST only: its other methods are no route either, not a document id "text" (400)
+    const account = await signup(server);
+    for (const method of ["GET", "PUT", "PATCH", "DELETE"]) {
+      for (const token of [account.apiKey, undefined]) {
+        const res = await server.request(method, "/v1/knowledge-bases/kb_x/documents/text", { token });
+        expect([method, res.status, res.body.error]).toEqual([method, 404, { code: "NOT_FOUND", message: `Route not found: ${method} /api/v1/knowledge-bases/kb_x/documents/text` }]);
+      }
+    }
   });
 
   test("answers are labelled plain application/json, errors and successes alike; the docs page stays HTML", async () => {

@@ -8,6 +8,7 @@ import { Metadata, MetadataInput, PaginationQuery, dataOf, errorResponses, meter
 import { DOCUMENT_STATUSES, type Document } from "../../store/documents.ts";
 import { DocumentService, type UploadInput } from "../../ingest/document-service.ts";
 import { MULTIPART, requireMultipart } from "../body.ts";
+import { routeNotFound } from "../errors.ts";
 import { MAX_FILE_BYTES, MAX_NAME_LENGTH, MAX_TEXT_LENGTH, parseMetadataField, sentFileName } from "../../ingest/upload-rules.ts";
 import { SUPPORTED_TYPES } from "../../ingest/parsers/index.ts";
 
@@ -126,7 +127,17 @@ export function documentRoutes(ctx: AppContext) {
     queueChanged: () => ctx.ingest.wake(),
   });
 
+  // …/documents/text takes POST only: another method there is no route (404, before any credential check, as
+  // for any path and method no endpoint answers), not a read of a document whose id "text" lacks its prefix (400).
+  const notARoute = ({ request }: { request: Request }) => {
+    throw routeNotFound(request);
+  };
+  const hidden = { detail: { hide: true } };
   return new Elysia({ prefix: "/knowledge-bases/:kb_id/documents" })
+    .get("/text", notARoute, hidden)
+    .put("/text", notARoute, hidden)
+    .patch("/text", notARoute, hidden)
+    .delete("/text", notARoute, hidden)
     .use(authenticated(ctx))
     .onBeforeHandle(({ request, params }) => {
       requestState(request).kbId = (params as { kb_id: string }).kb_id;
