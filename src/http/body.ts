@@ -7,7 +7,7 @@ import { requestState } from "./request-state.ts";
 import { MAX_TEXT_LENGTH } from "../ingest/upload-rules.ts";
 import { requestPath } from "./request-path.ts";
 import { withExtendedFileNames } from "./form-file-names.ts";
-import { withoutLoneSurrogates } from "../characters.ts";
+import { cutToLength, withoutLoneSurrogates } from "../characters.ts";
 
 /** 50 MB of file plus room for multipart framing and form fields (the uploads). */
 export const MAX_BODY_BYTES = 51 * 1024 * 1024;
@@ -198,11 +198,27 @@ function jsonShapeProblem(text: string): string | null {
   return null;
 }
 
+/**
+ * A body sent compressed (Content-Encoding: gzip, br, …): refused, as RFC 9110 lets a server do with a coding
+ * it does not take. Read as it came, gzip was reported as JSON that is not UTF-8, and an unknown coding on a
+ * plain body was ignored.
+ */
+function encodedBodyError(request: Request): QuarryError | null {
+  const coding = request.headers.get("content-encoding")?.trim() ?? "";
+  if (coding === "" || coding.toLowerCase() === "identity" || !hasBody(request)) return null;
+  return validationError(
+    [{ path: ["headers", "content-encoding"], message: "is not supported: send the body uncompressed" }],
+    `Unsupported Content-Encoding "${cutToLength(coding, 64)}": send the body uncompressed, without a Content-Encoding header`,
+  );
+}
+
 export const bodyHandling = new Elysia({ name: "quarry-body" })
   .onRequest(({ request }) => {
     const length = Number(request.headers.get("content-length") ?? 0);
     const max = maxBodyBytes(request);
     if (length > max) throw tooLarge(String(length), max);
+    const encoded = encodedBodyError(request);
+    if (encoded) throw encoded;
   })
   // Errors thrown while parsing would be reported by Elysia as a generic parse failure, so the precise
   // error is remembered here and thrown in onTransform, before the body is validated.

@@ -104,6 +104,26 @@ describe("error envelope", () => {
       body: new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"name":"café"}')]),
     });
     expect([withBom.status, (await withBom.json()).data.name]).toEqual([201, "café"]);
+    // A compressed body is refused as such, not read as bad JSON; a plain one labelled with an unknown coding is not taken either
+    const gzipped = await fetch(`${server.url}/v1/knowledge-bases`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.apiKey}`, "content-type": "application/json", "content-encoding": "gzip" },
+      body: Bun.gzipSync(JSON.stringify({ name: "zipped" })),
+    });
+    expect([gzipped.status, (await gzipped.json()).error]).toEqual([
+      400,
+      {
+        code: "VALIDATION_ERROR",
+        message: 'Unsupported Content-Encoding "gzip": send the body uncompressed, without a Content-Encoding header',
+        details: { issues: [{ path: ["headers", "content-encoding"], message: "is not supported: send the body uncompressed" }] },
+      },
+    ]);
+    for (const coding of ["br", "x-unknown"]) {
+      const labelled = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "plain" }, headers: { "content-encoding": coding } });
+      expect([coding, labelled.status, labelled.body.error?.details.issues[0].path]).toEqual([coding, 400, ["headers", "content-encoding"]]);
+    }
+    const identity = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "plain" }, headers: { "content-encoding": "identity" } });
+    expect(identity.status).toBe(201);
     // An escaped lone surrogate becomes U+FFFD everywhere, metadata too (strict JSON parsers refuse one); a pair stays
     const surrogates = await server.request("POST", "/v1/knowledge-bases", {
       token: account.apiKey,
