@@ -398,6 +398,27 @@ describe("text formats", () => {
     expect((await parseText("csv", be)).sections[0]!.text).toBe("Hello world");
   });
 
+  test("markdown: a link reference definition is not text, a line merely shaped like one is, and so is a footnote", async () => {
+    const md = [
+      "# Notes",
+      "See the altimeter note[^1] and [the manual][man].",
+      "[^1]: Altimeter drift is about ten metres per hour.",
+      "[Warning]: Never descend below the cloud base.",
+      "[1.2.0]: fixed the flap sensor",
+      "[man]: https://example.com/manual \"The manual\"",
+      "   [docs]: <https://example.com/a b> 'Docs'",
+      "[ref]: /relative/path",
+    ].join("\n\n");
+    expect((await parseText("md", md)).sections.map((section) => section.text)).toEqual([
+      [
+        "See the altimeter note[^1] and the manual.",
+        "[^1]: Altimeter drift is about ten metres per hour.",
+        "[Warning]: Never descend below the cloud base.",
+        "[1.2.0]: fixed the flap sensor",
+      ].join("\n\n"),
+    ]);
+  });
+
   test("markdown: raw <script> and <style> blocks are not text", async () => {
     const md = "# Page\n\n<script>\nwindow.secret = 1;\n</script>\n\n<STYLE type=\"text/css\">\n.marker { color: red; }\n</STYLE>\n\n<script src=\"x.js\"></script>\nText.\n";
     expect((await parseText("md", md)).sections).toEqual([{ text: "Text.", page: null, heading: "Page" }]);
@@ -421,6 +442,9 @@ describe("text formats", () => {
     // code is an example).
     const inline = "# Scripts\n\n<script> elements run JavaScript.\n\n## Placement\n\nAt the end, about giraffes.\n\n## Closing\n\nClose it with `</script>`.\n";
     expect((await parseText("md", inline)).sections.map((section) => section.heading)).toEqual(["Scripts", "Placement", "Closing"]);
+    // A line of whole elements is not text either, however short; in a block quote too.
+    const oneLiners = '# Page\n\nKites fly.\n\n<script>console.log("leak")</script>\n<style>.x{color:red}</style>\n<SCRIPT async>a()</script> <script>b()</script>\n> <style>.q{}</style>\n\nEnd.\n';
+    expect((await parseText("md", oneLiners)).sections.map((section) => section.text)).toEqual(["Kites fly.\n\nEnd."]);
     // A tag first mentioned in prose, then shown closed in a code fence, is prose: the fence is not swallowed.
     const tutorial = "<script> elements run JavaScript.\n\n## Example\n\n```html\n<script>alert(1)</script>\n```\n\nDone.\n";
     expect((await parseText("md", tutorial)).sections.map((section) => [section.heading, section.text])).toEqual([

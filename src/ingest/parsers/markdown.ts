@@ -19,7 +19,12 @@ const THEMATIC_BREAK = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
 const FENCE = /^ {0,3}(?:(`{3,})(?=[^`]*$)|(~{3,}))/;
 const LIST_ITEM = /^\s*(?:[-*+]|\d{1,9}[.)])\s+(.*)$/;
 const TABLE_SEPARATOR = /^\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)*(?:\|\s*)?$/;
-const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S+/;
+/**
+ * A link reference definition (`[label]: https://… "title"`), which is not text. Only that: a line with more
+ * after the address (`[Warning]: Never descend…`, a changelog's `[1.2.0]: fixed…`) is text, and so is a
+ * footnote (`[^1]: …`), which GitHub shows at the end.
+ */
+const LINK_DEFINITION = /^ {0,3}\[(?!\^)[^\]]+\]:[ \t]*(?:<[^<>]*>|\S+)(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^()]*\)))?[ \t]*$/;
 const BLOCKQUOTE_MARKERS = /^(?: {0,3}>\s?)+/;
 const COMMENT_START = /^ {0,3}<!--/;
 /**
@@ -28,6 +33,11 @@ const COMMENT_START = /^ {0,3}<!--/;
  * its tags dropped: in a tutorial, "<style> holds CSS rules." or "<script> and </script> wrap code" is prose.
  */
 const SCRIPT_START = /^ {0,3}<(script|style)(?:\s[^>]*[^/>])?(?:>\s*)?$/i;
+/**
+ * A line of nothing but whole script or style elements (`<script>track("x")</script>`, `<style>.a{}</style>`):
+ * not text either. Prose with such tags in it (`<script> and </script> wrap code.`) is still read as text.
+ */
+const SCRIPT_LINE = /^ {0,3}(?:<(script|style)\b[^<>]*>(?:[^<]|<(?!\/?(?:script|style)\b))*<\/\1\s*>\s*)+$/i;
 /** Inline code, in which a closing tag is an example, not the end of a block. */
 const INLINE_CODE = /`[^`]*`/g;
 /** An HTML comment within a line; its text cannot hold another opener, so a failed match stops at the next one. */
@@ -113,7 +123,7 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
       i = after.trim() === "" ? closing : closing - 1;
       continue;
     }
-    if (line.trim() === "" || line.replace(INLINE_COMMENT, "").trim() === "" || LINK_DEFINITION.test(line)) {
+    if (line.trim() === "" || line.replace(INLINE_COMMENT, "").trim() === "" || LINK_DEFINITION.test(line) || SCRIPT_LINE.test(line)) {
       flush();
       continue;
     }
