@@ -186,8 +186,9 @@ function toUnits(doc: ParsedDocument, countTokens: (text: string) => number, max
       units.push({ ...base, text: heading, tokens: countTokens(heading) + join, joinTokens: join, separator: "\n\n", startsSection, isHeading: true, startsParagraph: true });
       startsSection = false;
     }
-    for (const paragraph of section.text.split(/\n\s*\n/)) {
-      let separator: Unit["separator"] = "\n\n";
+    for (const [p, paragraph] of section.text.split(/\n\s*\n/).entries()) {
+      // A paragraph running over a page break goes on after a space, and is still one paragraph.
+      let separator: Unit["separator"] = p === 0 && section.continuesParagraph && units.length > 0 ? " " : "\n\n";
       for (const line of paragraph.split("\n")) {
         // Whether the sentence before ended at a CJK full stop with nothing after it: the break left no space to keep.
         let glued = false;

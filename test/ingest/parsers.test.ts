@@ -12,6 +12,7 @@ import {
   type ParsedDocument,
 } from "../../src/ingest/parsers/index.ts";
 import { terminateOcr } from "../../src/ingest/parsers/ocr.ts";
+import { chunkDocument } from "../../src/ingest/chunker.ts";
 import { ensureFixtures, SHARED_SAMPLES, SHARED_SAMPLES_DIR, type DocumentFixture, type Phrase } from "../fixtures.ts";
 
 const OCR_TIMEOUT_MS = 60_000;
@@ -175,6 +176,34 @@ describe("pdf lines ending in a hyphen", () => {
     expect(doc.sections.map((section) => section.text).join("\n")).toContain(
       "The schedule is prompt-based, an example of chain-of-thought planning with PaLM-540B in the loop.",
     );
+  });
+});
+
+describe("pdf paragraphs running over a page break", () => {
+  test("a page ending mid-sentence and the next going on in lower case make one paragraph, cited on both pages", async () => {
+    const pdf = await PDFDocument.create({ updateMetadata: false });
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    const pages = [
+      ["Reasoning traces are dense in some tasks, but thoughts only need to"],
+      ["appear sparsely in the most relevant positions of a trajectory.", "", "The agent decides when to think. It is not"],
+      ["Prompted to do so at every step.", "", "Each page ends here."],
+      ["then a lower-case line after a full stop starts its own paragraph."],
+    ];
+    for (const lines of pages) {
+      const page = pdf.addPage([612, 792]);
+      lines.forEach((line, i) => page.drawText(line, { x: 72, y: 700 - i * 14, size: 11, font }));
+    }
+    const doc = await parseDocument("pdf", await pdf.save(), "traces.pdf");
+    expect(doc.sections.map((section) => [section.page, section.continuesParagraph ?? false])).toEqual([[1, false], [2, true], [3, false], [4, false]]);
+    const words = (text: string) => text.split(/\s+/).length;
+    const [chunk, ...rest] = chunkDocument(doc, words);
+    expect(rest).toEqual([]);
+    expect(chunk!.text).toBe(
+      "Reasoning traces are dense in some tasks, but thoughts only need to appear sparsely in the most relevant positions of a trajectory.\n\n" +
+        "The agent decides when to think. It is not\n\nPrompted to do so at every step.\n\nEach page ends here.\n\n" +
+        "then a lower-case line after a full stop starts its own paragraph.",
+    );
+    expect([chunk!.startPage, chunk!.endPage]).toEqual([1, 4]);
   });
 });
 

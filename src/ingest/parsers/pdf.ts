@@ -2,7 +2,7 @@ import { createCanvas, type Canvas } from "@napi-rs/canvas";
 import { PageOrientation, recognizeText } from "./ocr.ts";
 import { MAX_OCR_PIXELS } from "./ocr-raster.ts";
 import { assertPageLimit } from "./page-limit.ts";
-import { bodyFontSize, hyphenatedWords, linesToBlocks, runsToLines, withoutRunningLines, type PdfLine } from "./pdf-layout.ts";
+import { bodyFontSize, hyphenatedWords, linesToBlocks, runsToLines, withoutRunningLines, type PdfBlock, type PdfLine } from "./pdf-layout.ts";
 import { openPdf, OPS, type PDFPageProxy } from "./pdfjs.ts";
 import { areaOf, unmappedFonts, visibleCharacters, worthReading, type FontRun } from "./pdf-unmapped-fonts.ts";
 import { SectionCollector } from "./section-collector.ts";
@@ -40,17 +40,23 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
     const bodySize = bodyFontSize(keptLines);
     const hyphenated = hyphenatedWords(keptLines);
     const collector = new SectionCollector();
+    let lastBlock: PdfBlock | undefined; // of the page before, when its text ended with it
     pages.forEach((page, index) => {
-      collector.setPage(index + 1);
       if ("ocrText" in page) {
+        collector.setPage(index + 1);
         for (const paragraph of unwrapParagraphs(page.ocrText)) collector.addParagraph(paragraph);
+        lastBlock = undefined;
         return;
       }
-      for (const block of linesToBlocks(page.lines, bodySize, hyphenated)) {
+      const blocks = linesToBlocks(page.lines, bodySize, hyphenated);
+      collector.setPage(index + 1, runsOver(lastBlock, blocks[0]));
+      for (const block of blocks) {
         if (block.kind === "heading") collector.setHeading(block.text);
         else collector.addParagraph(block.text);
       }
-      for (const paragraph of unwrapParagraphs(page.areaText)) collector.addParagraph(paragraph);
+      const area = unwrapParagraphs(page.areaText);
+      for (const paragraph of area) collector.addParagraph(paragraph);
+      lastBlock = area.length > 0 ? undefined : blocks.at(-1);
     });
     return { pageCount: pdf.numPages, sections: collector.finish() };
   } catch (error) {
@@ -113,4 +119,14 @@ async function renderPage(page: PDFPageProxy, dpi: number, area?: [number, numbe
   const crop = createCanvas(Math.max(1, cropWidth), Math.max(1, cropHeight));
   crop.getContext("2d").drawImage(canvas, left, top, cropWidth, cropHeight, 0, 0, cropWidth, cropHeight);
   return crop;
+}
+
+/**
+ * Whether a page's first block goes on with the paragraph the page before ended with: one ending mid-sentence
+ * (on a letter, digit or comma) and the other starting with a lower-case word, as "thoughts only need to" and
+ * "appear sparsely in…" over a page break (a lone letter may be a figure's label). Joined, the sentence is not
+ * read as two paragraphs.
+ */
+function runsOver(before: PdfBlock | undefined, first: PdfBlock | undefined): boolean {
+  return before?.kind === "paragraph" && first?.kind === "paragraph" && /[\p{L}\p{N},]$/u.test(before.text) && /^(?:\p{Ll}{2}|a\s)/u.test(first.text);
 }

@@ -11,13 +11,17 @@ export class SectionCollector {
   private heading = "";
   private headingIsBare = false;
   private page: number | null = null;
+  /** Whether the page's first paragraph goes on with the page before's last (setPage). */
+  private continues = false;
 
   constructor(private readonly meta?: Record<string, unknown>) {}
 
-  setPage(page: number): void {
+  /** A new page; `continuesParagraph`: its first paragraph goes on with the last one before it. */
+  setPage(page: number, continuesParagraph = false): void {
     this.flush();
     this.pushBareHeading();
     this.page = page;
+    this.continues = continuesParagraph;
   }
 
   setHeading(heading: string): void {
@@ -27,6 +31,7 @@ export class SectionCollector {
     this.pushBareHeading();
     this.heading = heading;
     this.headingIsBare = true;
+    this.continues = false;
   }
 
   /** Adds a paragraph; single newlines inside it are kept as line breaks. */
@@ -65,6 +70,8 @@ export class SectionCollector {
   private push(text: string): void {
     const section: ParsedSection = { text, page: this.page, heading: this.heading };
     if (this.meta) section.meta = this.meta;
+    if (this.continues && text !== "") section.continuesParagraph = true;
+    this.continues = false;
     this.sections.push(section);
   }
 }

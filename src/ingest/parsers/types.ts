@@ -12,6 +12,8 @@ export interface ParsedSection {
   heading: string;
   /** Extra chunk-level metadata, e.g. { sheet: "Q1" } or { slide: 3 }. */
   meta?: Record<string, unknown>;
+  /** Its first paragraph goes on with the last one before it: a sentence running over a page break. */
+  continuesParagraph?: true;
 }
 
 export interface ParsedDocument {
