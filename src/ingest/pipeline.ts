@@ -79,6 +79,8 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     }
   };
 
+  /** The page count parsing found. */
+  let parsedPages: number | null = null;
   try {
     const document = findDocumentRow(deps.db, documentId);
     if (!document?.storage_path) return report;
@@ -87,6 +89,7 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     const path = join(deps.dataDir, document.storage_path);
     const allowance = pageAllowance(deps.db, document.account_id, deps.clock.now(), deps.limitsEnabled);
     const parsed = await timed("parse", () => deps.parse(path, document.file_type, document.name, deps.signal, allowance));
+    parsedPages = parsed.pageCount;
     if (parsed.pageCount !== null) assertPageLimit(parsed.pageCount);
     assertDocumentPagesFit(deps.db, documentId, parsed.pageCount, deps.clock.now(), deps.limitsEnabled);
     report.pages = parsed.pageCount;
@@ -112,7 +115,9 @@ export async function processDocument(deps: PipelineDeps, documentId: string): P
     if (error instanceof Interrupted || error instanceof ParserKilled) throw error;
     const detail = failureMessage(error);
     // A document deleted meanwhile (its file gone mid-read, say) is dropped without a word.
-    const pageCount = error instanceof ParseError ? error.pageCount : null;
+    // A page-allowance overrun found after parsing keeps the page count, as one the parser found does.
+    const overrun = error instanceof QuarryError && error.code === "USAGE_LIMIT_EXCEEDED";
+    const pageCount = error instanceof ParseError ? error.pageCount : overrun ? parsedPages : null;
     if (!(await failDocumentInSlices(deps.db, documentId, detail, deps.clock.now(), pageCount))) return report;
     const cause = error instanceof ParseError ? error.cause : error instanceof QuarryError ? undefined : error;
     if (cause) console.error(`Ingestion of ${documentId} failed:`, cause);

@@ -7,7 +7,7 @@ import { ManualClock, signup, startTestServer, waitForDocument, type TestServer 
 import { findAccountById } from "../../src/store/accounts.ts";
 import { consumePages, usageFor } from "../../src/billing/usage.ts";
 import type { PipelineReport } from "../../src/ingest/pipeline.ts";
-import { ensureFixtures } from "../fixtures.ts";
+import { ensureFixtures, SHARED_SAMPLES_DIR } from "../fixtures.ts";
 import { addText, indexRows, ingest, replace, upload, workspace, type Workspace } from "./ingest-helpers.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -88,6 +88,22 @@ describe("page metering", () => {
     expectUsageLimit(await replace(server, ws, fits.id, text("fits.txt", "again")), details);
     expect(pagesUsed(ws)).toBe(100);
   });
+
+  test("a document whose pages are found to overrun the allowance once parsed keeps its page count, as when the parser finds it", async () => {
+    const ws = await workspace(server);
+    const pdf = new File([await Bun.file(join(SHARED_SAMPLES_DIR, "pdf", "react_paper.pdf")).arrayBuffer()], "react_paper.pdf");
+    const res = await upload(server, ws, pdf);
+    expect(res.status).toBe(202);
+    // While it is parsed (its figures are read by OCR, seconds), other documents use up all but 30 of the 100 pages.
+    const status = async () => (await server.request("GET", `/v1/knowledge-bases/${ws.kbId}/documents/${res.body.data.id}`, { token: ws.account.apiKey })).body.data.status;
+    while ((await status()) === "pending") await Bun.sleep(10);
+    expect(await status()).toBe("parsing");
+    alreadyUsed(ws, 70);
+    const failed = await waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id, 120_000);
+    expect(failed).toMatchObject({ status: "failed", page_count: 31, chunk_count: 0 });
+    expect(failed.error_detail).toStartWith("Document has 31 pages but only 30 of the monthly allowance of 100 pages remain.");
+    expect(pagesUsed(ws)).toBe(70);
+  }, 150_000);
 });
 
 describe("account limits", () => {
