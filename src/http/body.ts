@@ -132,7 +132,7 @@ export const MULTIPART: [({ request }: { request: Request }) => Promise<undefine
     if (bytes instanceof Uint8Array) {
       const boundary = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(contentType);
       const body = boundary ? await withExtendedFileNames(bytes, boundary[1] ?? boundary[2]) : bytes;
-      form = () => new Response(body as Uint8Array<ArrayBuffer>, { headers: { "content-type": contentType } }).formData();
+      form = async () => (state.form = await new Response(body as Uint8Array<ArrayBuffer>, { headers: { "content-type": contentType } }).formData());
     } else {
       state.bodyError = bytes; // thrown once the credential is checked (auth.ts)
       form = async () => new FormData();

@@ -13,6 +13,8 @@ export interface RequestState {
   responseSummary: Record<string, unknown>;
   /** Why the body could not be read (thrown before validation; see body.ts). */
   bodyError?: QuarryError;
+  /** A multipart body's form as sent: Elysia turns the JSON text of its fields into values (body.ts). */
+  form?: FormData;
 }
 
 const states = new WeakMap<Request, RequestState>();

@@ -73,27 +73,28 @@ export function checkUploadFile(file: { name?: string; size: number }): CheckedU
   return { name, fileType: extension, size: file.size };
 }
 
-/** The multipart `metadata` field: a JSON string of an object (or the object a form parser made of it), or absent. */
-export function parseMetadataField(raw: unknown): Record<string, unknown> | undefined {
-  if (raw === undefined) return undefined;
-  let value = raw;
-  if (typeof raw === "string") {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw invalid(["metadata"], 'is not valid JSON; send a JSON object such as {"team":"support"}');
-    }
+/**
+ * The multipart `metadata` field, from its parts as sent (a text, or a file holding the text): one JSON object,
+ * or absent.
+ */
+export async function parseMetadataField(parts: readonly (string | Blob)[]): Promise<Record<string, unknown> | undefined> {
+  if (parts.length === 0) return undefined;
+  if (parts.length > 1) {
+    const both = parts.some((part) => typeof part === "string") && parts.some((part) => typeof part !== "string");
+    throw invalid(["metadata"], `must be one JSON object such as {"team":"support"}, sent once; it came ${both ? "both as text and as a file" : `${parts.length} times`}`);
   }
-  // A form with the field twice arrives as a list of its values, as does a JSON array: both are refused. Sent
-  // as a text and as a file, it arrives as the text's object with the file under "file" or "files" (Elysia's
-  // form parser merges them): refused too.
-  if (Array.isArray(value)) throw invalid(["metadata"], 'must be one JSON object such as {"team":"support"}, sent once; it came as a list');
-  if (value === null || typeof value !== "object") throw invalid(["metadata"], 'must be a JSON object such as {"team":"support"}');
-  if (Object.values(value).flat().some((entry) => entry instanceof Blob)) {
-    throw invalid(["metadata"], 'must be one JSON object such as {"team":"support"}, sent once; it came both as text and as a file');
+  const [part] = parts;
+  let value: unknown;
+  try {
+    value = JSON.parse(withoutLoneSurrogates(typeof part === "string" ? part : await part!.text()));
+  } catch {
+    throw invalid(["metadata"], 'is not valid JSON; send a JSON object such as {"team":"support"}');
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    const kind = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+    throw invalid(["metadata"], `must be a JSON object such as {"team":"support"}, not ${kind}`);
   }
   const issues = metadataIssues(value).map((issue) => ({ ...issue, path: ["metadata", ...issue.path] }));
   if (issues.length > 0) throw validationError(issues, `${issues[0].path.join(".")}: ${issues[0].message}`);
-  // Elysia's form parser may have read the JSON text already: lone surrogates are replaced in the value itself.
-  return JSON.parse(withoutLoneSurrogates(JSON.stringify(value))) as Record<string, unknown>;
+  return value as Record<string, unknown>;
 }

@@ -61,8 +61,15 @@ describe("POST /documents (upload)", () => {
     expectValidation(await upload(server, ws, text("README", "hello")), "file", /no file extension/);
     expectValidation(await upload(server, ws, text("empty.txt", "")), "file", /empty/);
     expectValidation(await upload(server, ws, text("a.txt", "x"), "{not json"), "metadata", /JSON/);
-    expectValidation(await upload(server, ws, text("a.txt", "x"), "[1,2]"), "metadata", /object/);
-    expectValidation(await upload(server, ws, text("a.txt", "x"), "42"), "metadata", /object/);
+    // The message names what was sent: a JSON array sent once is not said to have come twice, a JSON string is valid JSON
+    const sent = async (metadata: string) => (await upload(server, ws, text("a.txt", "x"), metadata)).body.error;
+    for (const [metadata, kind] of [["[1,2]", "an array"], ['[{"a":1}]', "an array"], ["42", "a number"], ['"x"', "a string"], ["true", "a boolean"], ["null", "null"]]) {
+      expect(await sent(metadata!)).toEqual({
+        code: "VALIDATION_ERROR",
+        message: `metadata: must be a JSON object such as {"team":"support"}, not ${kind}`,
+        details: { issues: [{ path: ["metadata"], message: `must be a JSON object such as {"team":"support"}, not ${kind}` }] },
+      });
+    }
     expect((await get(ws)).body.data).toEqual([]);
   });
 
@@ -100,7 +107,7 @@ describe("POST /documents (upload)", () => {
     expectValidation(await raw([filePart("")]), "file", /file name/);
     expectValidation(await raw([filePart("a.txt"), filePart("b.txt")]), "file", /once/);
     const metadataPart = (json: string) => `Content-Disposition: form-data; name="metadata"\r\n\r\n${json}`;
-    expectValidation(await raw([filePart("a.txt"), metadataPart('{"a":1}'), metadataPart('{"b":2}')]), "metadata", /sent once/);
+    expectValidation(await raw([filePart("a.txt"), metadataPart('{"a":1}'), metadataPart('{"b":2}')]), "metadata", /sent once; it came 2 times$/);
     expectValidation(await raw(['Content-Disposition: form-data; name="file"\r\n\r\nhello']), "file", /must be a file/);
     const withMetadataFile = await upload(server, ws, text("a.txt", "x"), new File(['{"from":"file"}'], "metadata.json"));
     expect(withMetadataFile.status).toBe(202);

@@ -106,7 +106,8 @@ async function uploadInput(request: Request, body: z.infer<typeof UploadBody>): 
     file_type: /\.([^.]+)$/.exec(name)?.[1]?.toLowerCase() ?? null,
   };
   requestState(request).requestSummary = summary;
-  const metadata = parseMetadataField(body.metadata instanceof Blob ? await body.metadata.text() : body.metadata);
+  // Read from the form as sent: Elysia has made values of the JSON in it, a JSON array as if the field came twice.
+  const metadata = await parseMetadataField(requestState(request).form?.getAll("metadata") ?? []);
   if (metadata) summary.metadata_keys = Object.keys(metadata);
   return { file: body.file, metadata };
 }
