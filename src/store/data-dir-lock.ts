@@ -2,7 +2,7 @@
 // segment builds, stored files without a row) and build the same segments: a second `quarry serve` on a
 // directory in use ends at once with a message instead. The lock is an flock on <data dir>/quarry.lock,
 // which the OS lets go when the process ends, however it ends (kill -9 included): no stale lock to clear.
-import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { FFIType } from "bun:ffi";
 import { openLibc } from "../runtime/libc.ts";
@@ -16,6 +16,7 @@ const libc = openLibc({ flock: { args: [FFIType.i32, FFIType.i32], returns: FFIT
 export function lockDataDir(dataDir: string): () => void {
   const path = join(dataDir, "quarry.lock");
   const fd = openSync(path, "a+", 0o600);
+  fchmodSync(fd, 0o600); // one left by a copy of the data dir may have other modes
   if (libc && libc.symbols.flock(fd, LOCK_EX | LOCK_NB) !== 0) {
     closeSync(fd);
     const holder = readFileSync(path, "utf8").trim();

@@ -5,7 +5,8 @@
 import { openDatabase } from "./db.ts";
 import { prepareRuntime } from "../runtime/index.ts";
 import { runInBackground } from "../background-priority.ts";
-import { storedFiles, sweepFileStore, type SweepResult } from "./file-sweep.ts";
+import { join } from "node:path";
+import { makePrivate, storedFiles, sweepFileStore, type SweepResult } from "./file-sweep.ts";
 
 declare const self: Worker;
 
@@ -34,7 +35,9 @@ self.onmessage = async (event: MessageEvent<SweepRequest>) => {
       db.close();
       post({ type: "read" });
     }
-    post({ type: "swept", result: sweepFileStore(referenced, dataDir, startedAtMs) });
+    const result = sweepFileStore(referenced, dataDir, startedAtMs);
+    makePrivate(join(dataDir, "indexes"));
+    post({ type: "swept", result });
   } catch (error) {
     post({ type: "failed", message: (error as Error).message });
   }

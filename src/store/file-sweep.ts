@@ -1,7 +1,7 @@
 // Removes the files no document row points to (a crash between writing an upload and committing its row,
 // between deleting a row and removing its file, or while a file was still being written) and the folders
 // left empty, and makes what remains private (0600 files, 0700 folders) so files written by earlier
-// versions are covered too. It runs on a thread of its own after the server listens (file-sweep-thread.ts):
+// versions, or copied in from a backup, are covered too (the search indexes as well: makePrivate). It runs on a thread of its own after the server listens (file-sweep-thread.ts):
 // at 110k stored files it took 16-20 s, which the server used to spend before answering anything.
 // Uploads go on meanwhile: what this server wrote (modified since it started) is left alone, and a race
 // with an upload or a deletion over a folder is settled by the filesystem (a folder is removed only empty).
@@ -47,8 +47,10 @@ export function sweepFileStore(referenced: Set<string>, dataDir: string, started
     }
     for (const entry of entries) {
       const path = join(folder, entry.name);
-      if (ownWrite(path)) left++;
-      else if (entry.isDirectory()) {
+      if (ownWrite(path)) {
+        makePrivate(path); // written since the start, or copied in just before it (cp -r makes them 0644)
+        left++;
+      } else if (entry.isDirectory()) {
         if (!sweep(path) || !removedEmpty(path)) left++;
       } else if (entry.isFile() && referenced.has(relative(dataDir, path))) {
         ignoreGone(() => chmodSync(path, PRIVATE_FILE_MODE));
@@ -65,6 +67,20 @@ export function sweepFileStore(referenced: Set<string>, dataDir: string, started
   sweep(root);
   chmodSync(root, PRIVATE_DIR_MODE);
   return result;
+}
+
+/**
+ * Makes a file, or a folder and all it holds, private (0600 files, 0700 folders); symbolic links are not
+ * followed. For what the sweep keeps without looking into it, and the search indexes.
+ */
+export function makePrivate(path: string): void {
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (stat?.isFile()) ignoreGone(() => chmodSync(path, PRIVATE_FILE_MODE));
+  if (!stat?.isDirectory()) return;
+  ignoreGone(() => chmodSync(path, PRIVATE_DIR_MODE));
+  let entries: string[] = [];
+  ignoreGone(() => (entries = readdirSync(path)));
+  for (const entry of entries) makePrivate(join(path, entry));
 }
 
 /** Removes a folder found empty; false when an upload put something in it meanwhile. */

@@ -93,6 +93,16 @@ describe("startup", () => {
     // Left before the start, as a crash leaves them (the sweep leaves alone what the server itself writes).
     const before = new Date(Date.now() - 60_000);
     for (const path of walk(join(dataDir, "files"))) utimesSync(path, before, before);
+    // Copied in just before the start (cp -r of a backup): left in place as the server's own, but made private too;
+    // so are the search indexes and the lock file.
+    const copied = join(dataDir, "files", "kb_copied000000", "doc_copied000000", "44444444", "copied.txt");
+    mkdirSync(dirname(copied), { recursive: true, mode: 0o755 });
+    writeFileSync(copied, "copied", { mode: 0o644 });
+    const index = join(dataDir, "indexes", "kb_copied", "12");
+    mkdirSync(index, { recursive: true, mode: 0o755 });
+    writeFileSync(join(index, "segment.bin"), "x", { mode: 0o644 });
+    for (const path of [join(dataDir, "indexes"), ...walk(join(dataDir, "indexes"))]) chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
+    chmodSync(join(dataDir, "quarry.lock"), 0o644);
 
     server = await startTestServer({ dataDir, env: { QUARRY_LIMITS: "off" } });
     // The sweep runs on its own thread once the server listens: requests are answered meanwhile.
@@ -102,9 +112,13 @@ describe("startup", () => {
     expect(existsSync(join(dataDir, "files", ws.kbId, "doc_orphan000000"))).toBe(false);
     expect(existsSync(join(dataDir, "files", "kb_deleted00000"))).toBe(false);
     expect(existsSync(keptPath)).toBe(true);
-    for (const path of walk(join(dataDir, "files"))) expect([path, mode(path)]).toEqual([path, statSync(path).isDirectory() ? 0o700 : 0o600]);
-    for (const file of ["quarry.db", "jwt-secret"]) expect(mode(join(dataDir, file))).toBe(0o600);
+    expect(existsSync(copied)).toBe(true);
+    const indexes = walk(join(dataDir, "indexes"));
+    expect(indexes.length).toBeGreaterThan(0);
+    for (const path of [...walk(join(dataDir, "files")), join(dataDir, "indexes"), ...indexes]) expect([path, mode(path)]).toEqual([path, statSync(path).isDirectory() ? 0o700 : 0o600]);
+    for (const file of ["quarry.db", "jwt-secret", "quarry.lock"]) expect([file, mode(join(dataDir, file))]).toEqual([file, 0o600]);
     expect(mode(dataDir)).toBe(0o700);
+    rmSync(join(dataDir, "files", "kb_copied000000"), { recursive: true }); // the next start would sweep it
 
     // every document still has its file: a replacement of the kept one is processed from it
     const documents = await server.request("GET", `${ws.docs}?limit=100`, { token: ws.account.apiKey });
