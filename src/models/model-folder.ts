@@ -60,7 +60,9 @@ export function modelMaxLength(dir: string, override?: number): number {
     limits.push(config.max_position_embeddings - offset);
   }
   if (limits.length === 0) {
-    throw folderError(dir, "is missing config.json (or sentence_bert_config.json): cannot tell the model's maximum sequence length");
+    // config.json may be there without the length (max_position_embeddings): say which.
+    const missing = config ? "has no max_position_embeddings in config.json (nor max_seq_length in sentence_bert_config.json)" : "is missing config.json (or sentence_bert_config.json)";
+    throw folderError(dir, `${missing}: cannot tell the model's maximum sequence length`);
   }
   return Math.min(...limits);
 }

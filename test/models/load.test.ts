@@ -106,6 +106,14 @@ describe("loadModels errors say what is missing and how to install a model", () 
       (dir) => ["config.json", "sentence_bert_config.json"].forEach((f) => rmSync(join(dir, f))),
       "is missing config.json (or sentence_bert_config.json)",
     ],
+    [
+      "a config.json without the max length",
+      (dir) => {
+        rmSync(join(dir, "sentence_bert_config.json"));
+        writeFileSync(join(dir, "config.json"), "{}");
+      },
+      "has no max_position_embeddings in config.json (nor max_seq_length in sentence_bert_config.json): cannot tell the model's maximum sequence length",
+    ],
     ["invalid JSON", (dir) => writeFileSync(join(dir, "config.json"), "{"), "has an unreadable config.json"],
     ["corrupt ONNX file", (dir) => writeFileSync(join(dir, "onnx/model.onnx"), "not a model"), "Cannot load ONNX model"],
     [
