@@ -140,6 +140,7 @@ function fileSystemMessage(error: { code?: string; path?: string; syscall?: stri
   if (code === "EACCES" || code === "EPERM") return `permission denied to ${syscall ?? "use"} ${path}: the user running Quarry must be able to write its data directory`;
   if (code === "EEXIST" && syscall === "mkdir") return `${path} is a file, not a directory: choose a directory for the data (--data-dir)`;
   if (code === "ENOTDIR") return `a folder on the way to ${path} is a file: choose a directory for the data (--data-dir)`;
+  if (code === "ENOENT" && syscall === "mkdir") return `cannot create ${path}: no folder can be made there; choose a directory for the data (--data-dir)`;
   if (code === "ENOSPC" || code === "EDQUOT") return `no space left for ${path}`;
   if (code === "EROFS") return `${path} is on a read-only file system`;
   return null;

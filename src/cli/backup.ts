@@ -1,9 +1,10 @@
 // `quarry backup <destination>`: a consistent copy of the data directory (store/backup.ts), also while a
 // server runs on it. The copy is a data directory: serve it, or move it into place while no server runs.
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { commandArguments, type Config } from "../config.ts";
 import { backupDataDir, isWithin, type BackupResult } from "../store/backup.ts";
+import { PRIVATE_DIR_MODE } from "../store/files.ts";
 import { runInBackground } from "../background-priority.ts";
 import { CliError } from "./cli-error.ts";
 import { assertDatabaseExists } from "./existing-database.ts";
@@ -28,6 +29,7 @@ export function backupCommand(config: Config, argv: string[]): string {
   if (existsSync(destination) && (!statSync(destination).isDirectory() || readdirSync(destination).length > 0)) {
     throw new CliError(`${destination} already exists and is not an empty directory: a backup goes into a new or empty one.`);
   }
+  makeDestination(destination);
   // Its copying yields the cores to a running server's requests (the backup runs on this thread).
   runInBackground();
   const started = performance.now();
@@ -41,6 +43,22 @@ export function backupCommand(config: Config, argv: string[]): string {
     throw new Error(`no space left in ${destination} for the backup (what was copied is removed): free space there or choose another destination`);
   }
   return summary(resolve(config.dataDir), destination, result, (performance.now() - started) / 1000);
+}
+
+/** Creates the destination (and the folders on the way), or says why it cannot be and what to do. */
+function makeDestination(destination: string): void {
+  try {
+    mkdirSync(destination, { recursive: true, mode: PRIVATE_DIR_MODE });
+  } catch (error) {
+    const { code } = error as { code?: string };
+    const reason =
+      code === "ENOTDIR" || code === "EEXIST" ? "a folder on the way to it is a file"
+      : code === "EACCES" || code === "EPERM" ? "permission denied"
+      : code === "EROFS" ? "the file system is read-only"
+      : code === "ENOENT" ? "no folder can be made there"
+      : (error as Error).message;
+    throw new Error(`cannot create the backup destination ${destination}: ${reason}; choose another destination`);
+  }
 }
 
 function summary(dataDir: string, destination: string, r: BackupResult, seconds: number): string {

@@ -297,6 +297,10 @@ describe("configuration", () => {
       const onFile = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--data-dir", file, "--port", "0"], { stdout: "pipe", stderr: "pipe" });
       expect(await onFile.exited).toBe(1);
       expect((await new Response(onFile.stderr).text()).trim()).toBe(`quarry: ${file} is a file, not a directory: choose a directory for the data (--data-dir)`);
+      // nor a folder that cannot be made there (ENOENT: no such file or directory, mkdir …)
+      const onProc = Bun.spawn(["node_modules/.bin/bun", "src/main.ts", "serve", "--data-dir", "/proc/quarry-data", "--port", "0"], { stdout: "pipe", stderr: "pipe" });
+      expect(await onProc.exited).toBe(1);
+      expect((await new Response(onProc.stderr).text()).trim()).toBe("quarry: cannot create /proc/quarry-data: no folder can be made there; choose a directory for the data (--data-dir)");
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
