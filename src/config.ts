@@ -121,7 +121,8 @@ function flagValue(argv: string[], flag: string): string | undefined {
 function wholeNumber(name: string, raw: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(raw);
   if (!/^[0-9]+$/.test(raw) || n < min || n > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
+    const unbounded = max === Number.MAX_SAFE_INTEGER;
+    const range = !unbounded ? `from ${min} to ${max}` : n > max ? `of at most ${max}` : `${min} or more`;
     throw new ConfigError(`${name} must be a whole number ${range}, got "${raw}"`);
   }
   return n;
@@ -163,8 +164,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (webhookSecret) {
     try {
       new Webhook(webhookSecret); // its own check of the key
-    } catch (error) {
-      throw new ConfigError(`${named("webhookSecret")} is not a valid Standard Webhooks secret ("whsec_" + base64): ${(error as Error).message}`);
+    } catch {
+      throw new ConfigError(`${named("webhookSecret")} is not a valid Standard Webhooks secret: what follows "whsec_" must be base64`);
     }
   }
   const metricsToken = get("metricsToken") ?? null;

@@ -56,7 +56,7 @@ async function serve(argv: string[]): Promise<void> {
   let received = 0;
   const shutdown = async (signal: string) => {
     if (++received > 1) {
-      console.log(`${signal} received again: stopping now; unfinished documents are queued again at the next start`);
+      console.log(`${signal} received while stopping: stopping now; unfinished documents are queued again at the next start`);
       process.exit(1);
     }
     console.log(`${signal} received: finishing in-flight work…`);

@@ -238,6 +238,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   log(
     [
       `Quarry ${VERSION} listening on ${url}/api  (docs: ${url}/api/docs)`,
+      `  dashboard  ${url}/dashboard`,
       `  database   ${databasePath}`,
       `  embedding  ${embed.id} (${embed.dimension}-d, max ${embed.maxTokens} tokens)`,
       `  reranker   ${models.reranker ? models.reranker.id : `none — ${models.description.reranking_hint ?? ""}`}`,
