@@ -62,8 +62,8 @@ async function serve(argv: string[]): Promise<void> {
     console.log(`${signal} received: finishing in-flight work…`);
     const server = await started.catch(() => null); // a start that failed is reported (and ends) below
     if (!server) return;
-    await server.stop();
-    console.log("Stopped cleanly.");
+    const cutOff = await server.stop();
+    console.log(cutOff === 0 ? "Stopped cleanly." : "Stopped.");
     process.exit(0);
   };
   // Taken before the server listens, so that a signal right after its banner still stops it gracefully; and

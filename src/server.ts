@@ -43,7 +43,8 @@ export interface RunningServer {
   /** The sweep of stored files no document refers to, which runs after the start (store/file-sweep.ts); null if stopped first. */
   filesSwept: Promise<SweepResult | null>;
   /** Graceful stop: no new connections, in-flight requests finish, background work stops, WAL checkpointed. */
-  stop(): Promise<void>;
+  /** Resolves with the number of requests still in flight when the grace period ended, which were cut off. */
+  stop(): Promise<number>;
 }
 
 export interface StartOptions {
@@ -248,7 +249,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     ].join("\n"),
   );
 
-  let stopping: Promise<void> | null = null;
+  let stopping: Promise<number> | null = null;
   return {
     url,
     port: server.port!,
@@ -258,9 +259,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       stopping ??= (async () => {
         let timer: Timer | undefined;
         const graceOver = new Promise<"grace over">((resolve) => (timer = setTimeout(resolve, options.stopGraceMs ?? STOP_GRACE_MS, "grace over")));
-        if ((await Promise.race([server.stop(false), graceOver])) === "grace over") await server.stop(true);
+        let cutOff = 0;
+        if ((await Promise.race([server.stop(false), graceOver])) === "grace over") {
+          cutOff = server.pendingRequests;
+          log(`stopping: ${cutOff === 1 ? "1 request" : `${cutOff} requests`} still in flight after ${(options.stopGraceMs ?? STOP_GRACE_MS) / 1000} s cut off`);
+          await server.stop(true);
+        }
         clearTimeout(timer);
         await closeBackground();
+        return cutOff;
       })();
       return stopping;
     },

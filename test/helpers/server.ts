@@ -44,7 +44,7 @@ export class ManualClock implements Clock {
 }
 
 export async function startTestServer(
-  options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; rateLimitClock?: () => number; stopGraceMs?: number; segmentQuietMs?: number } = {},
+  options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; rateLimitClock?: () => number; stopGraceMs?: number; segmentQuietMs?: number; log?: (line: string) => void } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "quarry-test-"));
   const config = loadConfig({ PORT: "0", QUARRY_HOST: "127.0.0.1", QUARRY_DATA_DIR: dataDir, QUARRY_WORKERS: "1", ...options.env });
@@ -53,6 +53,7 @@ export async function startTestServer(
     rateLimitClock: options.rateLimitClock,
     stopGraceMs: options.stopGraceMs,
     segmentQuietMs: options.segmentQuietMs,
+    log: options.log,
   });
   const url = `${server.url}/api`;
   return {

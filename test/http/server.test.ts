@@ -112,8 +112,9 @@ describe("server lifecycle", () => {
     await server.stop();
   });
 
-  test("a request still in flight when the grace period ends is cut off, and the stop completes", async () => {
-    const server = await startTestServer({ env: { QUARRY_LIMITS: "off" }, stopGraceMs: 300 });
+  test("a request still in flight when the grace period ends is cut off, saying so, and the stop completes", async () => {
+    const logged: string[] = [];
+    const server = await startTestServer({ env: { QUARRY_LIMITS: "off" }, stopGraceMs: 300, log: (line) => logged.push(line) });
     const account = await signup(server);
     // An upload that stalls and never ends.
     let send!: (chunk: string) => void;
@@ -126,8 +127,9 @@ describe("server lifecycle", () => {
     send('{"name":');
     await Bun.sleep(100);
     // Well past the 300 ms grace, and short of the idle timeout that ended such a connection before.
-    const outcome = await Promise.race([server.server.stop().then(() => "stopped"), Bun.sleep(5_000).then(() => "still stopping")]);
-    expect(outcome).toBe("stopped");
+    const outcome = await Promise.race([server.server.stop(), Bun.sleep(5_000).then(() => "still stopping")]);
+    expect(outcome).toBe(1); // the requests cut off
+    expect(logged.at(-1)).toBe("stopping: 1 request still in flight after 0.3 s cut off");
     expect(await inFlight).toBeInstanceOf(Error);
     expect(statSync(join(server.dataDir, "quarry.db-wal"), { throwIfNoEntry: false })?.size ?? 0).toBe(0);
     await server.stop();
