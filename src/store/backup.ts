@@ -39,6 +39,7 @@ class Gone extends Error {}
 export function backupDataDir(dataDir: string, destination: string): BackupResult {
   mkdirSync(destination, { recursive: true, mode: PRIVATE_DIR_MODE });
   if (readdirSync(destination).length > 0) throw new Error(`${destination} is not empty`);
+  chmodSync(destination, PRIVATE_DIR_MODE); // an empty folder given may have been made 0755
   try {
     return copyDataDir(dataDir, destination);
   } catch (error) {

@@ -96,12 +96,13 @@ describe("startup", () => {
     // Copied in just before the start (cp -r of a backup): left in place as the server's own, but made private too;
     // so are the search indexes and the lock file.
     const copied = join(dataDir, "files", "kb_copied000000", "doc_copied000000", "44444444", "copied.txt");
-    mkdirSync(dirname(copied), { recursive: true, mode: 0o755 });
-    writeFileSync(copied, "copied", { mode: 0o644 });
+    mkdirSync(dirname(copied), { recursive: true });
+    writeFileSync(copied, "copied");
     const index = join(dataDir, "indexes", "kb_copied", "12");
-    mkdirSync(index, { recursive: true, mode: 0o755 });
-    writeFileSync(join(index, "segment.bin"), "x", { mode: 0o644 });
-    for (const path of [join(dataDir, "indexes"), ...walk(join(dataDir, "indexes"))]) chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
+    mkdirSync(index, { recursive: true });
+    writeFileSync(join(index, "segment.bin"), "x");
+    // (the modes set, not asked of mkdir and writeFile: the umask here is the server's 077)
+    for (const path of [...walk(join(dataDir, "files", "kb_copied000000")), ...walk(join(dataDir, "indexes"))]) chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
     chmodSync(join(dataDir, "quarry.lock"), 0o644);
 
     server = await startTestServer({ dataDir, env: { QUARRY_LIMITS: "off" } });

@@ -3,7 +3,7 @@
 // keys, sessions, stored files and search segment.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestServer, waitForDocument, type TestServer } from "../helpers/server.ts";
@@ -46,6 +46,8 @@ test("a backup taken while the server runs is served, as it was then, by a serve
   const liveChunks = await server.request("GET", `/v1/knowledge-bases/${kb.kbId}/documents/${guide.id}/chunks`, { token: kb.account.apiKey });
 
   const destination = join(scratch, "nightly");
+  mkdirSync(destination);
+  chmodSync(destination, 0o755); // an empty folder made for it (the umask here is the server's 077): made private too
   const backup = await quarry("backup", destination, "--data-dir", server.dataDir);
   expect(backup.stderr).toBe("");
   expect(backup.code).toBe(0);
