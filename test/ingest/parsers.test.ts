@@ -180,28 +180,32 @@ describe("pdf lines ending in a hyphen", () => {
 });
 
 describe("pdf paragraphs running over a page break", () => {
-  test("a page ending mid-sentence and the next going on in lower case make one paragraph, cited on both pages", async () => {
+  test("a page ending mid-sentence and the next going on in lower case make one paragraph, cited on both pages; not after a footnote, a caption or a number", async () => {
     const pdf = await PDFDocument.create({ updateMetadata: false });
     const font = await pdf.embedFont(StandardFonts.Helvetica);
+    const body = (text: string, i = 0) => ({ text, size: 11, y: 700 - i * 14 });
     const pages = [
-      ["Reasoning traces are dense in some tasks, but thoughts only need to"],
-      ["appear sparsely in the most relevant positions of a trajectory.", "", "The agent decides when to think. It is not"],
-      ["Prompted to do so at every step.", "", "Each page ends here."],
-      ["then a lower-case line after a full stop starts its own paragraph."],
+      [body("Reasoning traces are dense in some tasks, but thoughts only need to")],
+      [body("appear sparsely in the most relevant positions of a trajectory."), body("", 1), body("The agent decides when to think. It is not", 2)],
+      [body("Prompted to do so at every step."), body("", 1), body("Each page ends here.", 2)],
+      [body("then a lower-case line after a full stop starts its own paragraph."), body("", 1), body("A footnote ends this page, and", 2), { text: "1 Code is at the project site", size: 8, y: 60 }],
+      [body("after a footnote the page goes on apart."), body("", 1), body("Figure 3: Success rate per step", 2)],
+      [body("under a caption too. The scores were 12 and", 0), body("", 1), body("Model baseline 12 ours 15", 2)],
+      [body("below a table as well.")],
     ];
     for (const lines of pages) {
       const page = pdf.addPage([612, 792]);
-      lines.forEach((line, i) => page.drawText(line, { x: 72, y: 700 - i * 14, size: 11, font }));
+      for (const { text, size, y } of lines) if (text) page.drawText(text, { x: 72, y, size, font });
     }
     const doc = await parseDocument("pdf", await pdf.save(), "traces.pdf");
-    expect(doc.sections.map((section) => [section.page, section.continuesParagraph ?? false])).toEqual([[1, false], [2, true], [3, false], [4, false]]);
+    expect(doc.sections.map((section) => [section.page, section.continuesParagraph ?? false])).toEqual([[1, false], [2, true], [3, false], [4, false], [5, false], [6, false], [7, false]]);
     const words = (text: string) => text.split(/\s+/).length;
-    const [chunk, ...rest] = chunkDocument(doc, words);
+    const [chunk, ...rest] = chunkDocument({ ...doc, sections: doc.sections.slice(0, 4) }, words);
     expect(rest).toEqual([]);
     expect(chunk!.text).toBe(
       "Reasoning traces are dense in some tasks, but thoughts only need to appear sparsely in the most relevant positions of a trajectory.\n\n" +
         "The agent decides when to think. It is not\n\nPrompted to do so at every step.\n\nEach page ends here.\n\n" +
-        "then a lower-case line after a full stop starts its own paragraph.",
+        "then a lower-case line after a full stop starts its own paragraph.\n\nA footnote ends this page, and\n\n1 Code is at the project site",
     );
     expect([chunk!.startPage, chunk!.endPage]).toEqual([1, 4]);
   });

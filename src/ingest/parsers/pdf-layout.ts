@@ -21,7 +21,8 @@ export interface PdfLine {
   y: number;
 }
 
-export type PdfBlock = { kind: "heading" | "paragraph"; text: string };
+/** `size`: its first line's font size. */
+export type PdfBlock = { kind: "heading" | "paragraph"; text: string; size: number };
 
 const HEADING_MIN_RATIO = 1.15;
 const HEADING_MAX_LINES = 3;
@@ -131,7 +132,7 @@ export function linesToBlocks(lines: PdfLine[], bodySize: number, hyphenated: Re
     const text = joinLines(group.map((line) => line.text), hyphenated);
     const heading =
       isLarge(group[0]!, bodySize) && group.length <= HEADING_MAX_LINES && text.length <= HEADING_MAX_CHARS && /\p{L}/u.test(text);
-    blocks.push({ kind: heading ? "heading" : "paragraph", text });
+    blocks.push({ kind: heading ? "heading" : "paragraph", text, size: group[0]!.size });
     lineCounts.push(group[0]!.rotated ? 0 : group.length);
     group = [];
   };

@@ -49,7 +49,7 @@ export async function parsePdf(data: Uint8Array): Promise<ParsedDocument> {
         return;
       }
       const blocks = linesToBlocks(page.lines, bodySize, hyphenated);
-      collector.setPage(index + 1, runsOver(lastBlock, blocks[0]));
+      collector.setPage(index + 1, runsOver(lastBlock, blocks[0], bodySize));
       for (const block of blocks) {
         if (block.kind === "heading") collector.setHeading(block.text);
         else collector.addParagraph(block.text);
@@ -122,11 +122,16 @@ async function renderPage(page: PDFPageProxy, dpi: number, area?: [number, numbe
 }
 
 /**
- * Whether a page's first block goes on with the paragraph the page before ended with: one ending mid-sentence
- * (on a letter, digit or comma) and the other starting with a lower-case word, as "thoughts only need to" and
- * "appear sparsely in…" over a page break (a lone letter may be a figure's label). Joined, the sentence is not
- * read as two paragraphs.
+ * Whether a page's first block goes on with the paragraph the page before ended with: body text on both sides
+ * (not a footnote, a caption or a footer, which often end a page), the one ending mid-sentence (on a letter or
+ * a comma; a table's or a footer's last number is not a sentence's) and the other starting with a lower-case
+ * word, as "thoughts only need to" and "appear sparsely in…" over a page break (a lone letter may be a figure's
+ * label). Joined, the sentence is not read as two paragraphs.
  */
-function runsOver(before: PdfBlock | undefined, first: PdfBlock | undefined): boolean {
-  return before?.kind === "paragraph" && first?.kind === "paragraph" && /[\p{L}\p{N},]$/u.test(before.text) && /^(?:\p{Ll}{2}|a\s)/u.test(first.text);
+function runsOver(before: PdfBlock | undefined, first: PdfBlock | undefined, bodySize: number): boolean {
+  const body = (block: PdfBlock | undefined): block is PdfBlock => block?.kind === "paragraph" && Math.abs(block.size - bodySize) <= 1;
+  return body(before) && body(first) && !CAPTION.test(before.text) && /[\p{L},]$/u.test(before.text) && /^(?:\p{Ll}{2}|a\s)/u.test(first.text);
 }
+
+/** A figure's or a table's caption, which may be set at the body's size. */
+const CAPTION = /^(?:fig(?:ure)?|table|tab)\.?\s*\d/i;
