@@ -406,12 +406,6 @@ describe("text formats", () => {
     const html = `<body><header><a>Site name</a> Menu</header><main><article><header><h1>Quantum Gardening Tips</h1><p>By Ada</p></header>
       <p>Water daily.</p></article><section><header>Section intro</header><p>More.</p></section></main></body>`;
     expect((await parseText("html", html)).sections).toEqual([{ text: "By Ada\n\nWater daily.\n\nSection intro\n\nMore.", page: null, heading: "Quantum Gardening Tips" }]);
-    // Of the page's own header only its headings are kept: often the page's title
-    const banner = `<html><head><title>Site</title></head><body><header><a>Logo</a><h1>Tidal <em>Energy</em> Report</h1><nav><h2>Menu</h2></nav><p>Tagline</p></header>
-      <main><p>Barrages capture the tidal range.</p></main></body></html>`;
-    const bare = `<html><head><title>Site</title></head><body><h1>Tidal Energy Report</h1><main><p>Barrages capture the tidal range.</p></main></body></html>`;
-    expect((await parseText("html", banner)).sections).toEqual((await parseText("html", bare)).sections);
-    expect((await parseText("html", banner)).sections.at(-1)).toEqual({ text: "Barrages capture the tidal range.", page: null, heading: "Tidal Energy Report" });
   });
 
   test("html: form controls' text stays apart from its neighbours", async () => {

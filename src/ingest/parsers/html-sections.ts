@@ -10,8 +10,7 @@ const SKIPPED = new Set([
 ]);
 /**
  * A <header> is the site's banner only outside these (as ARIA maps it): inside an article or section it
- * holds that part's own title and byline (a blog post's <article><header><h1>), which is text. Of a banner
- * only its headings are kept: a page's <header><h1>Title</h1></header> before its <main> names the page.
+ * holds that part's own title and byline (a blog post's <article><header><h1>), which is text.
  */
 const SECTIONING = new Set(["article", "section", "main"]);
 // Form controls: their text is kept apart from their neighbours' ("Name" and a textarea's "Comments").
@@ -59,8 +58,6 @@ const CELLS = new Set(["td", "th"]);
 export function htmlToSections(html: string): ParsedSection[] {
   const collector = new SectionCollector();
   let skipDepth = 0;
-  /** Elements open inside a page's banner (a <header> outside SECTIONING), itself included. */
-  let bannerDepth = 0;
   let sectioningDepth = 0;
   let preDepth = 0;
   let cellDepth = 0;
@@ -91,14 +88,10 @@ export function htmlToSections(html: string): ParsedSection[] {
   const parser = new Parser(
     {
       onopentag(name, attribs) {
-        if (skipDepth > 0 || SKIPPED.has(name) || "hidden" in attribs || attribs["aria-hidden"] === "true" ||
+        if (skipDepth > 0 || SKIPPED.has(name) || (name === "header" && sectioningDepth === 0) || "hidden" in attribs || attribs["aria-hidden"] === "true" ||
           SKIPPED_ROLES.has(attribs.role ?? "") || HIDDEN_STYLE.test(attribs.style ?? "") || isFurniture(name, attribs)) {
           skipDepth++;
           return;
-        }
-        if (bannerDepth > 0 || (name === "header" && sectioningDepth === 0)) {
-          bannerDepth++;
-          if (!HEADINGS.has(name)) return;
         }
         if (name === "title" || HEADINGS.has(name)) {
           endParagraph();
@@ -117,7 +110,6 @@ export function htmlToSections(html: string): ParsedSection[] {
       ontext(text) {
         if (skipDepth > 0) return;
         if (capture !== null) capture += text;
-        else if (bannerDepth > 0) return;
         else if (preDepth > 0) {
           const [first = "", ...rest] = text.split("\n");
           addToLine(first);
@@ -132,13 +124,10 @@ export function htmlToSections(html: string): ParsedSection[] {
           skipDepth--;
           return;
         }
-        const inBanner = bannerDepth > 0;
-        if (inBanner) bannerDepth--;
         if ((name === "title" || HEADINGS.has(name)) && capture !== null) {
           collector.setHeading(cleanLine(capture));
           capture = null;
-        } else if (inBanner) return;
-        else if (CELLS.has(name)) cellDepth = Math.max(0, cellDepth - 1);
+        } else if (CELLS.has(name)) cellDepth = Math.max(0, cellDepth - 1);
         else if (cellDepth > 0 && (BLOCKS.has(name) || LINES.has(name))) addToLine(" ");
         else if (BLOCKS.has(name)) endParagraph();
         else if (LINES.has(name)) endLine();
