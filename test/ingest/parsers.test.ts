@@ -406,6 +406,9 @@ describe("text formats", () => {
     const html = `<body><header><a>Site name</a> Menu</header><main><article><header><h1>Quantum Gardening Tips</h1><p>By Ada</p></header>
       <p>Water daily.</p></article><section><header>Section intro</header><p>More.</p></section></main></body>`;
     expect((await parseText("html", html)).sections).toEqual([{ text: "By Ada\n\nWater daily.\n\nSection intro\n\nMore.", page: null, heading: "Quantum Gardening Tips" }]);
+    // Its headings too: mostly the site's name and a menu's, which must not replace the page's title
+    const banner = `<title>How to bake bread</title><header><div class="brand"><h1>ACME Blog</h1></div><h2>Menu</h2></header><main><p>Knead the dough for ten minutes.</p></main>`;
+    expect((await parseText("html", banner)).sections).toEqual([{ text: "Knead the dough for ten minutes.", page: null, heading: "How to bake bread" }]);
   });
 
   test("html: form controls' text stays apart from its neighbours", async () => {
@@ -441,6 +444,8 @@ describe("text formats", () => {
       "[man]: https://example.com/manual \"The manual\"",
       "   [docs]: <https://example.com/a b> 'Docs'",
       "[ref]: /relative/path",
+      '[spec]: https://spec.commonmark.org "The \\"CommonMark\\" spec"',
+      "[v]: https://example.com/v (see \\(v0.31\\))",
     ].join("\n\n");
     expect((await parseText("md", md)).sections.map((section) => section.text)).toEqual([
       [

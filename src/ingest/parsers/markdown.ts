@@ -20,11 +20,12 @@ const FENCE = /^ {0,3}(?:(`{3,})(?=[^`]*$)|(~{3,}))/;
 const LIST_ITEM = /^\s*(?:[-*+]|\d{1,9}[.)])\s+(.*)$/;
 const TABLE_SEPARATOR = /^\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)*(?:\|\s*)?$/;
 /**
- * A link reference definition (`[label]: https://… "title"`), which is not text. Only that: a line with more
+ * A link reference definition (`[label]: https://… "title"`, the title's quotes escaped in it), which is not
+ * text. Only that (a title going on to the next line is not read as one): a line with more
  * after the address (`[Warning]: Never descend…`, a changelog's `[1.2.0]: fixed…`) is text, and so is a
  * footnote (`[^1]: …`), which GitHub shows at the end.
  */
-const LINK_DEFINITION = /^ {0,3}\[(?!\^)[^\]]+\]:[ \t]*(?:<[^<>]*>|\S+)(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^()]*\)))?[ \t]*$/;
+const LINK_DEFINITION = /^ {0,3}\[(?!\^)[^\]]+\]:[ \t]*(?:<[^<>]*>|\S+)(?:[ \t]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*$/;
 const BLOCKQUOTE_MARKERS = /^(?: {0,3}>\s?)+/;
 const COMMENT_START = /^ {0,3}<!--/;
 /**
