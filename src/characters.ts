@@ -43,16 +43,39 @@ export const DICTIONARY_SCRIPTS = "\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khm
  */
 export const INVISIBLE = /[\u00ad\u200b\u200c\u200d\u2060\ufeff]/g;
 
-/** A backslash escape in JSON text: a surrogate pair's two, a lone surrogate's, or any other. */
-const JSON_ESCAPE = /\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|(u[dD][89a-fA-F][0-9a-fA-F]{2})|[^])/g;
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/**
+ * An escaped lone surrogate in JSON text ("\ud800" not in a pair), or what may be one: an escaped backslash
+ * before "ud800" matches too, which only costs a walk of the parsed value for nothing.
+ */
+const LONE_SURROGATE_ESCAPE = /\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}/;
 
 /**
- * JSON text with every escaped lone surrogate ("\ud800" not in a pair) written as U+FFFD, as a well-formed
- * string has none: stored and sent back as it came, it made whole lists unreadable to strict JSON parsers
+ * JSON.parse, with every lone surrogate in the value's strings and keys replaced by U+FFFD, as a well-formed
+ * string has none: stored and sent back as it came, one made whole lists unreadable to strict JSON parsers
  * (Rust's serde_json, pydantic's). Names already became U+FFFD on their way into SQLite, metadata did not.
+ * Two keys that differ only there become one, the last winning, as for any repeated key.
  */
-export function withoutLoneSurrogates(json: string): string {
-  if (!SURROGATE_ESCAPE.test(json)) return json;
-  return json.replace(JSON_ESCAPE, (escape, lone: string | undefined) => (lone ? "\\ufffd" : escape));
+export function parseWellFormedJson(json: string): unknown {
+  return wellFormedValueOf(json, JSON.parse(json));
+}
+
+/** `value`, parsed from `json` (and no deeper than its checks allow), made well-formed as parseWellFormedJson does. */
+export function wellFormedValueOf<T>(json: string, value: T): T {
+  return LONE_SURROGATE_ESCAPE.test(json) ? (wellFormed(value) as T) : value;
+}
+
+/** `value` with its strings and keys made well-formed, in place (the parsed JSON is this caller's own). */
+function wellFormed(value: unknown): unknown {
+  if (typeof value === "string") return value.isWellFormed() ? value : value.toWellFormed();
+  if (value === null || typeof value !== "object") return value;
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    const item = object[key];
+    const fixed = wellFormed(item);
+    if (key.isWellFormed() && fixed === item) continue;
+    if (!key.isWellFormed()) delete object[key];
+    // Defined, not assigned: an own "__proto__" key (JSON.parse makes one) would set the prototype instead.
+    Object.defineProperty(object, key.toWellFormed(), { value: fixed, writable: true, enumerable: true, configurable: true });
+  }
+  return value;
 }

@@ -7,7 +7,7 @@ import { requestState } from "./request-state.ts";
 import { MAX_TEXT_LENGTH } from "../ingest/upload-rules.ts";
 import { requestPath } from "./request-path.ts";
 import { withExtendedFileNames } from "./form-file-names.ts";
-import { cutToLength, withoutLoneSurrogates } from "../characters.ts";
+import { cutToLength, parseWellFormedJson } from "../characters.ts";
 
 /** 50 MB of file plus room for multipart framing and form fields (the uploads). */
 export const MAX_BODY_BYTES = 51 * 1024 * 1024;
@@ -127,7 +127,7 @@ export const MULTIPART: [({ request }: { request: Request }) => Promise<undefine
     const state = requestState(request);
     state.bodyError = undefined;
     const contentType = request.headers.get("content-type") ?? "";
-    const bytes = await readBytes(request, MAX_BODY_BYTES);
+    const bytes = encodedBodyError(request) ?? (await readBytes(request, MAX_BODY_BYTES));
     let form: () => Promise<FormData>;
     if (bytes instanceof Uint8Array) {
       const boundary = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(contentType);
@@ -199,13 +199,13 @@ function jsonShapeProblem(text: string): string | null {
 }
 
 /**
- * A body sent compressed (Content-Encoding: gzip, br, …): refused, as RFC 9110 lets a server do with a coding
- * it does not take. Read as it came, gzip was reported as JSON that is not UTF-8, and an unknown coding on a
- * plain body was ignored.
+ * A body read that was sent compressed (Content-Encoding: gzip, br, …): refused, as RFC 9110 lets a server do
+ * with a coding it does not take. Read as it came, gzip was reported as JSON that is not UTF-8, and an unknown
+ * coding on a plain body was ignored. A body that is not read (a GET's) is not judged by it either.
  */
 function encodedBodyError(request: Request): QuarryError | null {
   const coding = request.headers.get("content-encoding")?.trim() ?? "";
-  if (coding === "" || coding.toLowerCase() === "identity" || !hasBody(request)) return null;
+  if (coding.split(",").every((part) => ["", "identity"].includes(part.trim().toLowerCase()))) return null;
   return validationError(
     [{ path: ["headers", "content-encoding"], message: "is not supported: send the body uncompressed" }],
     `Unsupported Content-Encoding "${cutToLength(coding, 64)}": send the body uncompressed, without a Content-Encoding header`,
@@ -217,8 +217,6 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
     const length = Number(request.headers.get("content-length") ?? 0);
     const max = maxBodyBytes(request);
     if (length > max) throw tooLarge(String(length), max);
-    const encoded = encodedBodyError(request);
-    if (encoded) throw encoded;
   })
   // Errors thrown while parsing would be reported by Elysia as a generic parse failure, so the precise
   // error is remembered here and thrown in onTransform, before the body is validated.
@@ -236,7 +234,7 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
       requestState(request).bodyError = unsupportedContentType(contentType); // unless the route takes MULTIPART
       return; // not parsed here: the route's MULTIPART option reads the form
     }
-    const bytes = await readBytes(request, maxBodyBytes(request));
+    const bytes = encodedBodyError(request) ?? (await readBytes(request, maxBodyBytes(request)));
     if (!(bytes instanceof Uint8Array)) return failure(bytes);
     if (bytes.length === 0) return null;
     // No Content-Type at all is read as JSON, the wire format (Python's requests sends none with data=json.dumps(…));
@@ -248,7 +246,7 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
     const problem = jsonShapeProblem(text);
     if (problem) return failure(validationError([{ path: [], message: problem }], `Request body ${problem}`));
     try {
-      return JSON.parse(withoutLoneSurrogates(text));
+      return parseWellFormedJson(text);
     } catch {
       return failure(validationError([{ path: [], message: "is not valid JSON" }], "Request body is not valid JSON"));
     }

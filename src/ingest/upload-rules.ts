@@ -1,9 +1,9 @@
 // What an upload must satisfy before it is stored (spec 8.2): a supported extension, at most 50 MB, a
 // usable name, metadata that is a JSON object. Each failure is a VALIDATION_ERROR naming the field.
 import { invalid, validationError } from "../errors.ts";
-import { metadataIssues } from "../store/metadata-limits.ts";
+import { METADATA_LIMITS, metadataIssues } from "../store/metadata-limits.ts";
 import { SUPPORTED_TYPES, isSupportedType, type SupportedType } from "./parsers/index.ts";
-import { characterCount, withoutLoneSurrogates } from "../characters.ts";
+import { characterCount, wellFormedValueOf } from "../characters.ts";
 import { decodeEncodedWords, decodePercentEscapes } from "./encoded-words.ts";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
@@ -84,9 +84,12 @@ export async function parseMetadataField(parts: readonly (string | Blob)[]): Pro
     throw invalid(["metadata"], `must be one JSON object such as {"team":"support"}, sent once; it came ${both ? "both as text and as a file" : `${parts.length} times`}`);
   }
   const [part] = parts;
+  const json = typeof part === "string" ? part : await part!.text();
+  // Far past any valid metadata however it is written (escapes, indentation), and as a JSON body's cap.
+  if (json.length > MAX_METADATA_TEXT) throw invalid(["metadata"], `must be at most ${METADATA_LIMITS.bytes} bytes as JSON (this one is larger)`);
   let value: unknown;
   try {
-    value = JSON.parse(withoutLoneSurrogates(typeof part === "string" ? part : await part!.text()));
+    value = JSON.parse(json);
   } catch {
     throw invalid(["metadata"], 'is not valid JSON; send a JSON object such as {"team":"support"}');
   }
@@ -96,5 +99,8 @@ export async function parseMetadataField(parts: readonly (string | Blob)[]): Pro
   }
   const issues = metadataIssues(value).map((issue) => ({ ...issue, path: ["metadata", ...issue.path] }));
   if (issues.length > 0) throw validationError(issues, `${issues[0].path.join(".")}: ${issues[0].message}`);
-  return value as Record<string, unknown>;
+  return wellFormedValueOf(json, value as Record<string, unknown>);
 }
+
+/** Characters of the metadata field's text read at most. */
+const MAX_METADATA_TEXT = 1024 * 1024;

@@ -122,8 +122,11 @@ describe("error envelope", () => {
       const labelled = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "plain" }, headers: { "content-encoding": coding } });
       expect([coding, labelled.status, labelled.body.error?.details.issues[0].path]).toEqual([coding, 400, ["headers", "content-encoding"]]);
     }
-    const identity = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "plain" }, headers: { "content-encoding": "identity" } });
+    const identity = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "plain" }, headers: { "content-encoding": "identity, IDENTITY" } });
     expect(identity.status).toBe(201);
+    // A body that is not read (a GET's) is not judged by its coding either
+    const unread = await rawRequest(`GET /api/v1/knowledge-bases HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${account.apiKey}\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    expect(unread.status).toBe(200);
     // An escaped lone surrogate becomes U+FFFD everywhere, metadata too (strict JSON parsers refuse one); a pair stays
     const surrogates = await server.request("POST", "/v1/knowledge-bases", {
       token: account.apiKey,

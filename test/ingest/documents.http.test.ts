@@ -108,6 +108,8 @@ describe("POST /documents (upload)", () => {
     expectValidation(await raw([filePart("a.txt"), filePart("b.txt")]), "file", /once/);
     const metadataPart = (json: string) => `Content-Disposition: form-data; name="metadata"\r\n\r\n${json}`;
     expectValidation(await raw([filePart("a.txt"), metadataPart('{"a":1}'), metadataPart('{"b":2}')]), "metadata", /sent once; it came 2 times$/);
+    // Its text is not even parsed past 1 MB (lone surrogates in it once took seconds of the server's thread to replace)
+    expectValidation(await raw([filePart("a.txt"), metadataPart(`{"a":"${"\\ud800".repeat(200_000)}"}`)]), "metadata", /^metadata: must be at most 32768 bytes as JSON/);
     expectValidation(await raw(['Content-Disposition: form-data; name="file"\r\n\r\nhello']), "file", /must be a file/);
     const withMetadataFile = await upload(server, ws, text("a.txt", "x"), new File(['{"from":"file"}'], "metadata.json"));
     expect(withMetadataFile.status).toBe(202);
