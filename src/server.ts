@@ -218,7 +218,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     app.listen({
       port: config.port,
       hostname: config.host,
-      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      maxRequestBodySize: Infinity,
       reusePort: false,
       development: false,
       error: uncaughtErrorResponse,
@@ -261,8 +261,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         const graceOver = new Promise<"grace over">((resolve) => (timer = setTimeout(resolve, options.stopGraceMs ?? STOP_GRACE_MS, "grace over")));
         let cutOff = 0;
         if ((await Promise.race([server.stop(false), graceOver])) === "grace over") {
+          // Connections whose request has not fully arrived (an idle socket a browser opened ahead) are not counted.
           cutOff = server.pendingRequests;
-          log(`stopping: ${cutOff === 1 ? "1 request" : `${cutOff} requests`} still in flight after ${(options.stopGraceMs ?? STOP_GRACE_MS) / 1000} s cut off`);
+          if (cutOff > 0) log(`stopping: ${cutOff === 1 ? "1 request" : `${cutOff} requests`} still in flight after ${(options.stopGraceMs ?? STOP_GRACE_MS) / 1000} s cut off`);
           await server.stop(true);
         }
         clearTimeout(timer);

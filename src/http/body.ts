@@ -214,9 +214,9 @@ function encodedBodyError(request: Request): QuarryError | null {
 
 export const bodyHandling = new Elysia({ name: "quarry-body" })
   .onRequest(({ request }) => {
-    const length = Number(request.headers.get("content-length") ?? 0);
+    const declared = request.headers.get("content-length") ?? "0";
     const max = maxBodyBytes(request);
-    if (length > max) throw tooLarge(String(length), max);
+    if (Number(declared) > max) throw tooLarge(declared, max); // as sent: past 2^53 a Number rounds it
   })
   // Errors thrown while parsing would be reported by Elysia as a generic parse failure, so the precise
   // error is remembered here and thrown in onTransform, before the body is validated.

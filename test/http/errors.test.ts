@@ -181,7 +181,7 @@ describe("error envelope", () => {
     expect(await tooLarge("/v1/knowledge-bases/kb_x/documents/doc_x/", "PUT")).toEndWith("(50 MB per file)");
     expect(await tooLarge("/v1/knowledge-bases/kb_x/documents/text/")).toEndWith("the maximum is 61048576 bytes (10000000 characters of text)");
     // Past twice the upload cap too (Bun's own limit answered a bare 413 there, with no envelope), whatever the length
-    for (const declared of [2 * 51 * 1024 * 1024 + 1, 10 * 1024 ** 3]) {
+    for (const declared of [2 * 51 * 1024 * 1024 + 1, 10 * 1024 ** 3, "9007199254740993"]) {
       const head = `POST /api/v1/knowledge-bases/kb_x/documents HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${account.apiKey}\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: ${declared}\r\n\r\n`;
       const res = await rawRequest(head);
       expect(res.status).toBe(400);
