@@ -122,7 +122,7 @@ function wholeNumber(name: string, raw: string, min = 0, max = Number.MAX_SAFE_I
   const n = Number(raw);
   if (!/^[0-9]+$/.test(raw) || n < min || n > max) {
     const unbounded = max === Number.MAX_SAFE_INTEGER;
-    const range = !unbounded ? `from ${min} to ${max}` : n > max ? `of at most ${max}` : `${min} or more`;
+    const range = !unbounded ? `from ${min} to ${max}` : /^[0-9]+$/.test(raw) && n > max ? `of at most ${max}` : `${min} or more`;
     throw new ConfigError(`${name} must be a whole number ${range}, got "${raw}"`);
   }
   return n;
@@ -165,7 +165,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     try {
       new Webhook(webhookSecret); // its own check of the key
     } catch {
-      throw new ConfigError(`${named("webhookSecret")} is not a valid Standard Webhooks secret: what follows "whsec_" must be base64`);
+      const key = webhookSecret.slice("whsec_".length);
+      throw new ConfigError(`${named("webhookSecret")} is not a valid Standard Webhooks secret: ${key === "" ? 'it has no key after "whsec_"' : 'what follows "whsec_" must be base64'}`);
     }
   }
   const metricsToken = get("metricsToken") ?? null;

@@ -6,6 +6,7 @@ import { closeSync, fchmodSync, ftruncateSync, openSync, readFileSync, writeSync
 import { join } from "node:path";
 import { FFIType } from "bun:ffi";
 import { openLibc } from "../runtime/libc.ts";
+import { isNotPermitted } from "../file-errors.ts";
 
 const LOCK_EX = 2;
 const LOCK_NB = 4;
@@ -16,7 +17,11 @@ const libc = openLibc({ flock: { args: [FFIType.i32, FFIType.i32], returns: FFIT
 export function lockDataDir(dataDir: string): () => void {
   const path = join(dataDir, "quarry.lock");
   const fd = openSync(path, "a+", 0o600);
-  fchmodSync(fd, 0o600); // one left by a copy of the data dir may have other modes
+  try {
+    fchmodSync(fd, 0o600); // one left by a copy of the data dir may have other modes
+  } catch (error) {
+    if (!isNotPermitted(error)) throw error; // another user's, which this one may still lock
+  }
   if (libc && libc.symbols.flock(fd, LOCK_EX | LOCK_NB) !== 0) {
     closeSync(fd);
     const holder = readFileSync(path, "utf8").trim();

@@ -9,7 +9,7 @@ import { chmodSync, lstatSync, readdirSync, rmdirSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { Db } from "./db.ts";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./files.ts";
-import { isGone } from "../file-errors.ts";
+import { isGone, isNotPermitted } from "../file-errors.ts";
 
 export interface SweepResult {
   removedFiles: number;
@@ -71,16 +71,26 @@ export function sweepFileStore(referenced: Set<string>, dataDir: string, started
 
 /**
  * Makes a file, or a folder and all it holds, private (0600 files, 0700 folders); symbolic links are not
- * followed. For what the sweep keeps without looking into it, and the search indexes.
+ * followed, and what this user may not change (another user's) is left as it is. For what the sweep keeps
+ * without looking into it, and the search indexes.
  */
 export function makePrivate(path: string): void {
   const stat = lstatSync(path, { throwIfNoEntry: false });
-  if (stat?.isFile()) ignoreGone(() => chmodSync(path, PRIVATE_FILE_MODE));
+  if (stat?.isFile()) bestEffort(() => chmodSync(path, PRIVATE_FILE_MODE));
   if (!stat?.isDirectory()) return;
-  ignoreGone(() => chmodSync(path, PRIVATE_DIR_MODE));
+  bestEffort(() => chmodSync(path, PRIVATE_DIR_MODE));
   let entries: string[] = [];
-  ignoreGone(() => (entries = readdirSync(path)));
+  bestEffort(() => (entries = readdirSync(path)));
   for (const entry of entries) makePrivate(join(path, entry));
+}
+
+/** Runs `action`, passing over a path removed meanwhile or one this user may not change. */
+function bestEffort(action: () => void): void {
+  try {
+    action();
+  } catch (error) {
+    if (!isGone(error) && !isNotPermitted(error)) throw error;
+  }
 }
 
 /** Removes a folder found empty; false when an upload put something in it meanwhile. */

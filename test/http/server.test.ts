@@ -2,7 +2,7 @@
 // lets in-flight requests finish, refuses new ones and checkpoints the WAL. `quarry serve` loads its models
 // while it imports the server and opens the database: either failing ends it with the cause and exit code 1.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
@@ -286,6 +286,8 @@ describe("configuration", () => {
       [{ QUARRY_PARSE_MEMORY_MB: "10" }, 'QUARRY_PARSE_MEMORY_MB must be a whole number 128 or more, got "10"'],
       [{ QUARRY_QUERY_CACHE_ENTRIES: "-1" }, 'QUARRY_QUERY_CACHE_ENTRIES must be a whole number 0 or more, got "-1"'],
       [{ QUARRY_INDEX_MEMORY_MB: "99999999999999999999" }, 'QUARRY_INDEX_MEMORY_MB must be a whole number of at most 9007199254740991, got "99999999999999999999"'],
+      [{ QUARRY_INDEX_MEMORY_MB: "1e20" }, 'QUARRY_INDEX_MEMORY_MB must be a whole number 1 or more, got "1e20"'],
+      [{ QUARRY_WEBHOOK_SECRET: "whsec_" }, 'QUARRY_WEBHOOK_SECRET is not a valid Standard Webhooks secret: it has no key after "whsec_"'],
       [{ QUARRY_RERANK_TIMEOUT_MS: "3000000000" }, 'QUARRY_RERANK_TIMEOUT_MS must be a whole number from 1 to 600000, got "3000000000"'],
     ];
     for (const [env, message] of refused) expect(() => loadConfig(env)).toThrow(message);
@@ -343,6 +345,58 @@ describe("a JWT secret file another user owns", () => {
       );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("files in the data dir another user owns", () => {
+  const asNobody = process.platform === "linux" && process.getuid?.() === 0 && Bun.which("setpriv") !== null;
+  const nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
+  const chownTree = (path: string) => {
+    chownSync(path, 65534, 65534);
+    if (statSync(path).isDirectory()) for (const name of readdirSync(path)) chownTree(join(path, name));
+  };
+  test.if(asNobody)("are left as they are: a root-owned quarry.lock or index folder does not stop a start or fail the sweep, nor a root-owned backup folder the backup", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-others-"));
+    const shared = mkdtempSync(join(tmpdir(), "quarry-others-backup-"));
+    try {
+      await (await startTestServer({ dataDir })).server.stop();
+      const orphan = join(dataDir, "files", "kb_gone0000000000", "doc_gone00000000", "11111111", "gone.txt");
+      mkdirSync(join(orphan, ".."), { recursive: true });
+      writeFileSync(orphan, "no row");
+      chownTree(dataDir);
+      for (let path = orphan; path !== join(dataDir, "files"); path = join(path, "..")) utimesSync(path, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+      // root's, which nobody may use but not chmod
+      chownSync(join(dataDir, "quarry.lock"), 0, 0);
+      chmodSync(join(dataDir, "quarry.lock"), 0o666);
+      mkdirSync(join(dataDir, "indexes", "kb_other"), { recursive: true });
+      writeFileSync(join(dataDir, "indexes", "kb_other", "f"), "x");
+      chownSync(join(dataDir, "indexes"), 65534, 65534);
+      chmodSync(join(dataDir, "indexes", "kb_other"), 0o755);
+      chmodSync(join(dataDir, "indexes", "kb_other", "f"), 0o644);
+
+      const proc = Bun.spawn([...nobody, "node_modules/.bin/bun", "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir], { stdout: "pipe", stderr: "pipe", env: { ...process.env, QUARRY_WORKERS: "1" } });
+      const reader = proc.stdout.getReader();
+      let output = "";
+      while (!output.includes("files: removed 1")) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`quarry serve ended: ${output}${await new Response(proc.stderr).text()}`);
+        output += new TextDecoder().decode(value);
+      }
+      proc.kill("SIGTERM");
+      expect(await proc.exited).toBe(0);
+      const stderr = await new Response(proc.stderr).text();
+      expect(stderr).not.toContain("sweeping the stored files failed");
+      expect(statSync(join(dataDir, "indexes", "kb_other")).mode & 0o777).toBe(0o755);
+
+      chmodSync(shared, 0o777); // root's empty folder, which nobody may write in but not chmod
+      const backup = Bun.spawn([...nobody, "node_modules/.bin/bun", "src/main.ts", "backup", shared, "--data-dir", dataDir], { stdout: "pipe", stderr: "pipe" });
+      const [backupErr, code] = await Promise.all([new Response(backup.stderr).text(), backup.exited]);
+      expect([code, backupErr]).toEqual([0, ""]);
+      expect(statSync(join(shared, "quarry.db")).mode & 0o777).toBe(0o600);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(shared, { recursive: true, force: true });
     }
   });
 });
