@@ -44,38 +44,59 @@ export const DICTIONARY_SCRIPTS = "\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khm
 export const INVISIBLE = /[\u00ad\u200b\u200c\u200d\u2060\ufeff]/g;
 
 /**
- * An escaped lone surrogate in JSON text ("\ud800" not in a pair), or what may be one: an escaped backslash
- * before "ud800" matches too, which only costs a walk of the parsed value for nothing.
+ * Of INVISIBLE, what parsed text and a query to embed are cleaned of: not the joiners (ZWJ, ZWNJ), which are
+ * part of how a word is written and kept in the text handed back (the family emoji 👨‍👩‍👧 fell apart into three,
+ * Persian's می‌خواهم lost its non-joiner); keyword terms are read without them all.
  */
-const LONE_SURROGATE_ESCAPE = /\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}/;
+export const INVISIBLE_NOT_JOINERS = /[\u00ad\u200b\u2060\ufeff]/g;
+
+/** An escaped surrogate in JSON text, lone or in a pair: what may make a string of the parsed value ill-formed. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /**
  * JSON.parse, with every lone surrogate in the value's strings and keys replaced by U+FFFD, as a well-formed
  * string has none: stored and sent back as it came, one made whole lists unreadable to strict JSON parsers
  * (Rust's serde_json, pydantic's). Names already became U+FFFD on their way into SQLite, metadata did not.
- * Two keys that differ only there become one, the last winning, as for any repeated key.
+ * Two keys that differ only there become one, the last value winning, as for any repeated key.
  */
 export function parseWellFormedJson(json: string): unknown {
   return wellFormedValueOf(json, JSON.parse(json));
 }
 
-/** `value`, parsed from `json` (and no deeper than its checks allow), made well-formed as parseWellFormedJson does. */
+/**
+ * `value`, parsed from `json` (and no deeper than its checks allow), made well-formed as parseWellFormedJson
+ * does. Only text with a surrogate escape is looked through: the check of the strings themselves is native
+ * (isWellFormed), where telling a lone escape from a pair's in the text took seconds on long texts.
+ */
 export function wellFormedValueOf<T>(json: string, value: T): T {
-  return LONE_SURROGATE_ESCAPE.test(json) ? (wellFormed(value) as T) : value;
+  return SURROGATE_ESCAPE.test(json) ? (wellFormed(value) as T) : value;
 }
 
-/** `value` with its strings and keys made well-formed, in place (the parsed JSON is this caller's own). */
+/** `value` with its strings and keys made well-formed: arrays in place, an object rebuilt if a key changes. */
 function wellFormed(value: unknown): unknown {
   if (typeof value === "string") return value.isWellFormed() ? value : value.toWellFormed();
   if (value === null || typeof value !== "object") return value;
-  const object = value as Record<string, unknown>;
-  for (const key of Object.keys(object)) {
-    const item = object[key];
-    const fixed = wellFormed(item);
-    if (key.isWellFormed() && fixed === item) continue;
-    if (!key.isWellFormed()) delete object[key];
-    // Defined, not assigned: an own "__proto__" key (JSON.parse makes one) would set the prototype instead.
-    Object.defineProperty(object, key.toWellFormed(), { value: fixed, writable: true, enumerable: true, configurable: true });
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = wellFormed(value[i]);
+    return value;
   }
-  return value;
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  if (keys.every((key) => key.isWellFormed())) {
+    for (const key of keys) {
+      const item = object[key];
+      const fixed = wellFormed(item);
+      if (fixed !== item) define(object, key, fixed);
+    }
+    return object;
+  }
+  // In the same order, a repeated key keeping its first place and its last value, as JSON.parse does.
+  const rebuilt: Record<string, unknown> = {};
+  for (const key of keys) define(rebuilt, key.toWellFormed(), wellFormed(object[key]));
+  return rebuilt;
+}
+
+/** Defined, not assigned: an own "__proto__" key (JSON.parse makes one) would set the prototype instead. */
+function define(object: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
 }

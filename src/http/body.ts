@@ -77,8 +77,13 @@ function jsonText(bytes: Uint8Array): string | QuarryError {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** The body's bytes as sent; one sent without a Content-Length (chunked) is cut off at `max` bytes. */
+/**
+ * The body's bytes as sent; one sent without a Content-Length (chunked) is cut off at `max` bytes, and one
+ * sent compressed is not read (encodedBodyError).
+ */
 export async function readBytes(request: Request, max: number): Promise<Uint8Array | QuarryError> {
+  const encoded = encodedBodyError(request);
+  if (encoded) return encoded;
   if (request.headers.has("content-length") || !request.body) return new Uint8Array(await request.arrayBuffer()); // length checked in onRequest
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -127,7 +132,7 @@ export const MULTIPART: [({ request }: { request: Request }) => Promise<undefine
     const state = requestState(request);
     state.bodyError = undefined;
     const contentType = request.headers.get("content-type") ?? "";
-    const bytes = encodedBodyError(request) ?? (await readBytes(request, MAX_BODY_BYTES));
+    const bytes = await readBytes(request, MAX_BODY_BYTES);
     let form: () => Promise<FormData>;
     if (bytes instanceof Uint8Array) {
       const boundary = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(contentType);
@@ -205,7 +210,7 @@ function jsonShapeProblem(text: string): string | null {
  */
 function encodedBodyError(request: Request): QuarryError | null {
   const coding = request.headers.get("content-encoding")?.trim() ?? "";
-  if (coding.split(",").every((part) => ["", "identity"].includes(part.trim().toLowerCase()))) return null;
+  if (!hasBody(request) || coding.split(",").every((part) => ["", "identity"].includes(part.trim().toLowerCase()))) return null;
   return validationError(
     [{ path: ["headers", "content-encoding"], message: "is not supported: send the body uncompressed" }],
     `Unsupported Content-Encoding "${cutToLength(coding, 64)}": send the body uncompressed, without a Content-Encoding header`,
@@ -234,7 +239,7 @@ export const bodyHandling = new Elysia({ name: "quarry-body" })
       requestState(request).bodyError = unsupportedContentType(contentType); // unless the route takes MULTIPART
       return; // not parsed here: the route's MULTIPART option reads the form
     }
-    const bytes = encodedBodyError(request) ?? (await readBytes(request, maxBodyBytes(request)));
+    const bytes = await readBytes(request, maxBodyBytes(request));
     if (!(bytes instanceof Uint8Array)) return failure(bytes);
     if (bytes.length === 0) return null;
     // No Content-Type at all is read as JSON, the wire format (Python's requests sends none with data=json.dumps(…));

@@ -125,6 +125,10 @@ describe("error envelope", () => {
     const identity = await server.request("POST", "/v1/knowledge-bases", { token: account.apiKey, body: { name: "plain" }, headers: { "content-encoding": "identity, IDENTITY" } });
     expect(identity.status).toBe(201);
     // A body that is not read (a GET's) is not judged by its coding either
+    const bodiless = await server.request("DELETE", "/v1/knowledge-bases/kb_nothing0000000000", { token: account.apiKey, headers: { "content-encoding": "gzip" } });
+    expect([bodiless.status, bodiless.body.error.code]).toEqual([404, "NOT_FOUND"]);
+    const webhook = await server.request("POST", "/webhooks/payments", { body: { event: "x" }, headers: { "content-encoding": "gzip" } });
+    expect([webhook.status, webhook.body.error.details?.issues[0].path]).toEqual([400, ["headers", "content-encoding"]]);
     const unread = await rawRequest(`GET /api/v1/knowledge-bases HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${account.apiKey}\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
     expect(unread.status).toBe(200);
     // An escaped lone surrogate becomes U+FFFD everywhere, metadata too (strict JSON parsers refuse one); a pair stays
@@ -134,6 +138,12 @@ describe("error envelope", () => {
     });
     expect(surrogates.status).toBe(201);
     expect(surrogates.body.data).toMatchObject({ name: "s\ufffd", description: "\\ud800 \ufffd", metadata: { "k\ufffd": ["v\ufffd\ufffd😀"] } });
+    // after an escaped backslash too; keys that become one keep the first's place and the last's value, as repeated keys do
+    const merged = await server.request("POST", "/v1/knowledge-bases", {
+      token: account.apiKey,
+      body: String.raw`{"name":"m","metadata":{"b\ud800":1,"a":"\\ud800\udc00","\ufffd":2,"b\ufffd":3,"\udfff":4}}`,
+    });
+    expect(JSON.stringify(merged.body.data.metadata)).toBe(JSON.stringify({ "b\ufffd": 3, a: "\\ud800\ufffd", "\ufffd": 4 }));
     const upload = await server.request("POST", `/v1/knowledge-bases/${surrogates.body.data.id}/documents`, {
       token: account.apiKey,
       form: { file: new File(["text"], "a.txt"), metadata: String.raw`{"team":"x\udfff"}` },
