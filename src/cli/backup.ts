@@ -1,6 +1,6 @@
 // `quarry backup <destination>`: a consistent copy of the data directory (store/backup.ts), also while a
 // server runs on it. The copy is a data directory: serve it, or move it into place while no server runs.
-import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { commandArguments, type Config } from "../config.ts";
 import { backupDataDir, isWithin, type BackupResult } from "../store/backup.ts";
@@ -8,7 +8,7 @@ import { PRIVATE_DIR_MODE } from "../store/files.ts";
 import { runInBackground } from "../background-priority.ts";
 import { CliError } from "./cli-error.ts";
 import { assertDatabaseExists } from "./existing-database.ts";
-import { isOutOfSpace } from "../file-errors.ts";
+import { isNotPermitted, isOutOfSpace } from "../file-errors.ts";
 
 export const BACKUP_USAGE = `Usage:
   quarry backup <destination directory> [--data-dir DIR]
@@ -45,10 +45,20 @@ export function backupCommand(config: Config, argv: string[]): string {
   return summary(resolve(config.dataDir), destination, result, (performance.now() - started) / 1000);
 }
 
-/** Creates the destination (and the folders on the way), or says why it cannot be and what to do. */
+/**
+ * Creates the destination (and the folders on the way) or makes the empty one given private, or says why the
+ * backup cannot be written there and what to do. Another user's folder that this one may write in is used as
+ * it is (the backup's files are private).
+ */
 function makeDestination(destination: string): void {
   try {
     mkdirSync(destination, { recursive: true, mode: PRIVATE_DIR_MODE });
+    try {
+      chmodSync(destination, PRIVATE_DIR_MODE);
+    } catch (error) {
+      if (!isNotPermitted(error)) throw error;
+      accessSync(destination, constants.W_OK);
+    }
   } catch (error) {
     const { code } = error as { code?: string };
     const reason =
@@ -57,7 +67,7 @@ function makeDestination(destination: string): void {
       : code === "EROFS" ? "the file system is read-only"
       : code === "ENOENT" ? "no folder can be made there"
       : (error as Error).message;
-    throw new Error(`cannot create the backup destination ${destination}: ${reason}; choose another destination`);
+    throw new Error(`cannot write the backup into ${destination}: ${reason}; choose another destination`);
   }
 }
 

@@ -11,7 +11,7 @@ import { openDatabase } from "./db.ts";
 import { DATABASE_FILE, databasePathIn } from "./database-file.ts";
 import { storedFiles } from "./file-sweep.ts";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./files.ts";
-import { isGone, isNotPermitted } from "../file-errors.ts";
+import { isGone } from "../file-errors.ts";
 import { JWT_SECRET_FILE } from "../accounts/jwt-secret.ts";
 
 export interface BackupResult {
@@ -39,11 +39,6 @@ class Gone extends Error {}
 export function backupDataDir(dataDir: string, destination: string): BackupResult {
   mkdirSync(destination, { recursive: true, mode: PRIVATE_DIR_MODE });
   if (readdirSync(destination).length > 0) throw new Error(`${destination} is not empty`);
-  try {
-    chmodSync(destination, PRIVATE_DIR_MODE); // an empty folder given may have been made 0755
-  } catch (error) {
-    if (!isNotPermitted(error)) throw error; // another user's, which this one may write in: its files are private
-  }
   try {
     return copyDataDir(dataDir, destination);
   } catch (error) {

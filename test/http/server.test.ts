@@ -394,6 +394,17 @@ describe("files in the data dir another user owns", () => {
       const [backupErr, code] = await Promise.all([new Response(backup.stderr).text(), backup.exited]);
       expect([code, backupErr]).toEqual([0, ""]);
       expect(statSync(join(shared, "quarry.db")).mode & 0o777).toBe(0o600);
+      // one nobody may not write in is refused as such, before the copy
+      const closed = join(tmpdir(), `quarry-others-closed-${process.pid}`);
+      mkdirSync(closed);
+      chmodSync(closed, 0o755);
+      try {
+        const refused = Bun.spawn([...nobody, "node_modules/.bin/bun", "src/main.ts", "backup", closed, "--data-dir", dataDir], { stdout: "pipe", stderr: "pipe" });
+        const [refusedErr, refusedCode] = await Promise.all([new Response(refused.stderr).text(), refused.exited]);
+        expect([refusedCode, refusedErr.trim()]).toEqual([1, `quarry: cannot write the backup into ${closed}: permission denied; choose another destination`]);
+      } finally {
+        rmSync(closed, { recursive: true, force: true });
+      }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(shared, { recursive: true, force: true });

@@ -121,7 +121,7 @@ test("a destination that holds something, lies in the data dir, or is not given 
   writeFileSync(join(scratch, "a-file"), "x");
   for (const [destination, reason] of [[join(scratch, "a-file", "sub"), "a folder on the way to it is a file"], ["/proc/quarry-backup", "no folder can be made there"]]) {
     const unmade = await quarry("backup", destination!, "--data-dir", server.dataDir);
-    expect([destination, unmade.code, unmade.stderr.trim()]).toEqual([destination, 1, `quarry: cannot create the backup destination ${destination}: ${reason}; choose another destination`]);
+    expect([destination, unmade.code, unmade.stderr.trim()]).toEqual([destination, 1, `quarry: cannot write the backup into ${destination}: ${reason}; choose another destination`]);
   }
 
   const noStore = await quarry("backup", join(scratch, "from-nothing"), "--data-dir", join(scratch, "no-data-dir"));
