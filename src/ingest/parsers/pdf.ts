@@ -133,5 +133,8 @@ function runsOver(before: PdfBlock | undefined, first: PdfBlock | undefined, bod
   return body(before) && body(first) && !CAPTION.test(before.text) && /[\p{L},]$/u.test(before.text) && /^(?:\p{Ll}{2}|a\s)/u.test(first.text);
 }
 
-/** A figure's or a table's caption, which may be set at the body's size. */
-const CAPTION = /^(?:fig(?:ure)?|table|tab)\.?\s*\d/i;
+/**
+ * A figure's or a table's caption, which may be set at the body's size: its number then a colon, a full stop or
+ * a dash ("Figure 3: …", "Fig. 3. …", "Table 2 – …"), where a paragraph of text goes on ("Figure 3 shows…").
+ */
+const CAPTION = /^(?:fig(?:ure)?|table|tab)\.?\s*\d+(?:\.\d+)*\s*[:.|–—-]/i;
