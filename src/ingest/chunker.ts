@@ -66,12 +66,13 @@ const CJK_FULL_STOP_AT_END = /[。！？]$/u;
 const INDENT = /^[ \t]*/;
 
 /**
- * Characters of scripts written without spaces between words. A tokenizer without pieces for a script
- * may count a whole run of it as one unknown token (the default model counts 1,000 "中" as 2), which let a
- * chunk of Chinese or Thai grow to tens of thousands of characters; each of these counts as a token at
- * least. (English runs 2.5-7 characters a token: 8,619 sentences of the evaluation collections.)
+ * Characters of scripts written without spaces between words, and emoji. A tokenizer without pieces for a
+ * script may count a whole run of it as one unknown token (the default model counts 1,000 "中" as 2, 3,000
+ * "😀" as 2), which let a chunk of Chinese, Thai or emoji grow to tens of thousands of characters; each of
+ * these counts as a token at least. (English runs 2.5-7 characters a token: 8,619 sentences of the
+ * evaluation collections.)
  */
-const UNSPACED_SCRIPT = new RegExp(`[${CJK_SCRIPTS}${DICTIONARY_SCRIPTS}]`, "gu");
+const UNSPACED_SCRIPT = new RegExp(`[${CJK_SCRIPTS}${DICTIONARY_SCRIPTS}\\p{Extended_Pictographic}]`, "gu");
 
 function unspacedCharacters(text: string): number {
   return text.match(UNSPACED_SCRIPT)?.length ?? 0;
@@ -250,12 +251,18 @@ function splitByWords(sentence: string, pieceTokens: number, maxTokens: number, 
   return pieces;
 }
 
-/** The one place a word is cut: when it alone exceeds maxTokens (or MAX_COUNTED_CHARS, which is far more). */
+/**
+ * The one place a word is cut: when it alone exceeds maxTokens (or MAX_COUNTED_CHARS, which is far more).
+ * Only between characters as the reader sees them (graphemeEnd): cut between two UTF-16 units, an emoji or
+ * a CJK character of the supplementary planes was stored as two U+FFFD, one in each chunk.
+ */
 function splitOversizedWord(word: string, maxTokens: number, countTokens: (text: string) => number): { text: string; tokens: number }[] {
   if (word.length > MAX_COUNTED_CHARS) {
     const parts: { text: string; tokens: number }[] = [];
-    for (let at = 0; at < word.length; at += MAX_COUNTED_CHARS) {
-      parts.push(...splitOversizedWord(word.slice(at, at + MAX_COUNTED_CHARS), maxTokens, countTokens));
+    for (let at = 0; at < word.length; ) {
+      const end = graphemeEnd(word, at + MAX_COUNTED_CHARS);
+      parts.push(...splitOversizedWord(word.slice(at, end), maxTokens, countTokens));
+      at = end;
     }
     return parts;
   }
@@ -263,11 +270,29 @@ function splitOversizedWord(word: string, maxTokens: number, countTokens: (text:
   if (tokens <= maxTokens) return [{ text: word, tokens }];
   const partLength = Math.max(1, Math.floor((word.length * maxTokens) / tokens / 2));
   const parts: { text: string; tokens: number }[] = [];
-  for (let at = 0; at < word.length; at += partLength) {
-    const text = word.slice(at, at + partLength);
+  for (let at = 0; at < word.length; ) {
+    const end = graphemeEnd(word, at + partLength);
+    const text = word.slice(at, end);
     parts.push({ text, tokens: countTokens(text) });
+    at = end;
   }
   return parts;
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+/** How far around a cut graphemeEnd reads: further than any but a contrived character (zalgo). */
+const GRAPHEME_WINDOW = 32;
+
+/**
+ * The first boundary between graphemes (a letter and its marks, a surrogate pair, an emoji sequence, a Thai
+ * syllable) at or after `at`, found in a window around it; past the window, at least not inside a pair.
+ */
+function graphemeEnd(text: string, at: number): number {
+  if (at >= text.length) return text.length;
+  const from = Math.max(0, at - GRAPHEME_WINDOW);
+  for (const { index } of graphemes.segment(text.slice(from, at + GRAPHEME_WINDOW))) if (from + index >= at) return from + index;
+  const low = text.charCodeAt(at);
+  return low >= 0xdc00 && low <= 0xdfff ? at + 1 : at;
 }
 
 /** The end of a chunk to repeat at the start of the next: whole sentences, else whole words. */

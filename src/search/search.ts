@@ -3,6 +3,7 @@
 import type { Db } from "../store/db.ts";
 import type { SearchModels } from "../models/types.ts";
 import { QuarryError } from "../errors.ts";
+import { INVISIBLE_NOT_JOINERS } from "../characters.ts";
 import { parseJsonObject } from "../store/json.ts";
 import type { IndexCache } from "./index-cache.ts";
 import type { RowidHit } from "./rowid-hit.ts";
@@ -146,8 +147,10 @@ export class SearchService {
   }
 
   private async embedQuery(kbId: string, query: string): Promise<QueryEmbedding> {
+    // Cleaned as the documents' text was: a soft hyphen pasted with the query changed its embedding.
+    const text = query.replace(INVISIBLE_NOT_JOINERS, "");
     try {
-      return await this.deps.queryEmbeddings.get(kbId, query, () => this.deps.models.embedder.embed([query], "query"));
+      return await this.deps.queryEmbeddings.get(kbId, text, () => this.deps.models.embedder.embed([text], "query"));
     } catch (error) {
       throw new QuarryError("EXTERNAL_SERVICE_ERROR", `The embedding model could not embed the query: ${(error as Error).message}`);
     }

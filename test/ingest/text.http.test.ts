@@ -107,6 +107,35 @@ describe("POST /documents/text", () => {
     expect((await allChunks(server, ws, ready.id)).map((chunk) => chunk.text)).toEqual(["Lighthouse logbook entries"]);
   });
 
+  test("text in any script is cut between characters as read, emoji count as tokens, and joiners stay in the text", async () => {
+    const ws = await workspace(server);
+    const texts = {
+      ideographs: `a${"\u{20000}".repeat(3000)}`, // of a supplementary plane: two UTF-16 units each
+      accents: "e\u0301".repeat(3000), // a letter and its combining mark
+      emoji: "😀".repeat(3000), // counted as 2 tokens by the model, were one chunk
+      families: "👨‍👩‍👧".repeat(1500),
+    };
+    for (const [name, text] of Object.entries(texts)) {
+      const res = await addText(server, ws, { text, name: `${name}.txt` });
+      expect((await waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id)).status).toBe("ready");
+      const chunks = (await allChunks(server, ws, res.body.data.id)).map((chunk) => chunk.text as string);
+      expect([name, chunks.length > 1]).toEqual([name, true]);
+      for (const chunk of chunks) {
+        expect([name, chunk.isWellFormed(), chunk.includes("\ufffd"), /^[\u0301\u200d]|\u200d$/.test(chunk)]).toEqual([name, true, false, false]);
+        expect(text.includes(chunk)).toBe(true);
+      }
+    }
+    // Joiners are part of how a word is written (the family emoji, Persian); keyword search reads the word without them
+    const res = await addText(server, ws, { text: "The 👨‍👩‍👧 family says \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645 often.", name: "joiners.txt" });
+    await waitForDocument(server, ws.account.apiKey, ws.kbId, res.body.data.id);
+    expect((await allChunks(server, ws, res.body.data.id)).map((chunk) => chunk.text)).toEqual(["The 👨‍👩‍👧 family says \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645 often."]);
+    for (const query of ["\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "\u0645\u06cc\u062e\u0648\u0627\u0647\u0645"]) expect(await keywordHits(server, ws, query)).toEqual([res.body.data.id]);
+    // A query to embed is cleaned as the text was: a soft hyphen pasted with it changes nothing
+    const vector = async (query: string) => (await server.request("POST", `/v1/knowledge-bases/${ws.kbId}/search`, { token: ws.account.apiKey, body: { query, mode: "vector", top_k: 1 } })).body.data;
+    const [plain, hyphenated] = [await vector("extraordinary family"), await vector("extra\u00adordinary fam\u200bily")];
+    expect([hyphenated.results[0].score, hyphenated.usage.embedding_tokens]).toEqual([plain.results[0].score, plain.usage.embedding_tokens]);
+  }, 120_000);
+
   test("a chunk's token_count is the model's count of its text, the line breaks between its paragraphs included", async () => {
     const ws = await workspace(server);
     const text = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} holds eight short words in it.`).join("\n\n");
