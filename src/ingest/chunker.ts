@@ -66,13 +66,13 @@ const CJK_FULL_STOP_AT_END = /[。！？]$/u;
 const INDENT = /^[ \t]*/;
 
 /**
- * Characters of scripts written without spaces between words, and emoji. A tokenizer without pieces for a
+ * Characters of scripts written without spaces between words, and emoji (a flag's two letters too). A tokenizer without pieces for a
  * script may count a whole run of it as one unknown token (the default model counts 1,000 "中" as 2, 3,000
  * "😀" as 2), which let a chunk of Chinese, Thai or emoji grow to tens of thousands of characters; each of
  * these counts as a token at least. (English runs 2.5-7 characters a token: 8,619 sentences of the
  * evaluation collections.)
  */
-const UNSPACED_SCRIPT = new RegExp(`[${CJK_SCRIPTS}${DICTIONARY_SCRIPTS}\\p{Extended_Pictographic}]`, "gu");
+const UNSPACED_SCRIPT = new RegExp(`[${CJK_SCRIPTS}${DICTIONARY_SCRIPTS}\\p{Extended_Pictographic}\\p{Regional_Indicator}]`, "gu");
 
 function unspacedCharacters(text: string): number {
   return text.match(UNSPACED_SCRIPT)?.length ?? 0;
@@ -253,46 +253,64 @@ function splitByWords(sentence: string, pieceTokens: number, maxTokens: number, 
 
 /**
  * The one place a word is cut: when it alone exceeds maxTokens (or MAX_COUNTED_CHARS, which is far more).
- * Only between characters as the reader sees them (graphemeEnd): cut between two UTF-16 units, an emoji or
+ * Only between characters as the reader sees them (graphemePieces): cut between two UTF-16 units, an emoji or
  * a CJK character of the supplementary planes was stored as two U+FFFD, one in each chunk.
  */
 function splitOversizedWord(word: string, maxTokens: number, countTokens: (text: string) => number): { text: string; tokens: number }[] {
-  if (word.length > MAX_COUNTED_CHARS) {
-    const parts: { text: string; tokens: number }[] = [];
-    for (let at = 0; at < word.length; ) {
-      const end = graphemeEnd(word, at + MAX_COUNTED_CHARS);
-      parts.push(...splitOversizedWord(word.slice(at, end), maxTokens, countTokens));
-      at = end;
-    }
-    return parts;
-  }
+  if (word.length <= MAX_COUNTED_CHARS) return splitCountableWord(word, maxTokens, countTokens);
+  return graphemePieces(word, MAX_COUNTED_CHARS).flatMap((piece) => splitCountableWord(piece, maxTokens, countTokens));
+}
+
+function splitCountableWord(word: string, maxTokens: number, countTokens: (text: string) => number): { text: string; tokens: number }[] {
   const tokens = countTokens(word);
   if (tokens <= maxTokens) return [{ text: word, tokens }];
   const partLength = Math.max(1, Math.floor((word.length * maxTokens) / tokens / 2));
-  const parts: { text: string; tokens: number }[] = [];
-  for (let at = 0; at < word.length; ) {
-    const end = graphemeEnd(word, at + partLength);
-    const text = word.slice(at, end);
-    parts.push({ text, tokens: countTokens(text) });
-    at = end;
-  }
-  return parts;
+  return graphemePieces(word, partLength).map((text) => ({ text, tokens: countTokens(text) }));
 }
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-/** How far around a cut graphemeEnd reads: further than any but a contrived character (zalgo). */
+/** How far around a cut graphemePieces reads: further than any but a contrived grapheme (zalgo). */
 const GRAPHEME_WINDOW = 32;
 
 /**
- * The first boundary between graphemes (a letter and its marks, a surrogate pair, an emoji sequence, a Thai
- * syllable) at or after `at`, found in a window around it; past the window, at least not inside a pair.
+ * `word` in pieces of about `length` UTF-16 units, each cut at the first boundary between graphemes (a letter
+ * and its marks, a surrogate pair, an emoji sequence, a flag's two letters, a Thai syllable) at or past it.
+ * The boundary is found in a window around the cut (segmenting a whole 10 MB word took 10 s); a flag's letters
+ * pair up from the start of their run, which a window may not see, so the run is counted as the word is read.
  */
+function graphemePieces(word: string, length: number): string[] {
+  const pieces: string[] = [];
+  let read = 0; // how far the regional indicators have been counted
+  let indicators = 0; // in the run that ends at `read`
+  const indicatorsBefore = (at: number) => {
+    while (read < at) {
+      const point = word.codePointAt(read)!;
+      indicators = isRegionalIndicator(point) ? indicators + 1 : 0;
+      read += point > 0xffff ? 2 : 1;
+    }
+    return indicators;
+  };
+  for (let start = 0; start < word.length; ) {
+    let end = graphemeEnd(word, start + length);
+    if (end < word.length && isRegionalIndicator(word.codePointAt(end)!) && indicatorsBefore(end) % 2 === 1) end += 2;
+    pieces.push(word.slice(start, end));
+    start = end;
+  }
+  return pieces;
+}
+
+/** The first grapheme boundary at or after `at` in a window around it; past the window, at least not inside a pair. */
 function graphemeEnd(text: string, at: number): number {
   if (at >= text.length) return text.length;
   const from = Math.max(0, at - GRAPHEME_WINDOW);
   for (const { index } of graphemes.segment(text.slice(from, at + GRAPHEME_WINDOW))) if (from + index >= at) return from + index;
-  const low = text.charCodeAt(at);
-  return low >= 0xdc00 && low <= 0xdfff ? at + 1 : at;
+  const unit = text.charCodeAt(at);
+  return unit >= 0xdc00 && unit <= 0xdfff ? at + 1 : at;
+}
+
+/** One of a flag's two letters (🇫🇷 is 🇫 and 🇷). */
+function isRegionalIndicator(point: number): boolean {
+  return point >= 0x1f1e6 && point <= 0x1f1ff;
 }
 
 /** The end of a chunk to repeat at the start of the next: whole sentences, else whole words. */

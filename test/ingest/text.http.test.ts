@@ -114,6 +114,8 @@ describe("POST /documents/text", () => {
       accents: "e\u0301".repeat(3000), // a letter and its combining mark
       emoji: "😀".repeat(3000), // counted as 2 tokens by the model, were one chunk
       families: "👨‍👩‍👧".repeat(1500),
+      flags: ("😀".repeat(300) + "🇺🇸🇫🇷🇩🇪🇯🇵".repeat(20)).repeat(3), // a flag's two letters pair up from their run's start
+      beyondCountedSlice: `${"b".repeat(8191)}😀`, // a pair across the 8,192-unit slice a long word is counted in (failed the document)
     };
     for (const [name, text] of Object.entries(texts)) {
       const res = await addText(server, ws, { text, name: `${name}.txt` });
@@ -123,6 +125,8 @@ describe("POST /documents/text", () => {
       for (const chunk of chunks) {
         expect([name, chunk.isWellFormed(), chunk.includes("\ufffd"), /^[\u0301\u200d]|\u200d$/.test(chunk)]).toEqual([name, true, false, false]);
         expect(text.includes(chunk)).toBe(true);
+        // whole flags only: an even run of their letters at each end
+        expect([name, (chunk.match(/^(?:\p{RI})+|(?:\p{RI})+$/gu) ?? []).every((run) => [...run].length % 2 === 0)]).toEqual([name, true]);
       }
     }
     // Joiners are part of how a word is written (the family emoji, Persian); keyword search reads the word without them
