@@ -191,15 +191,16 @@ describe("pdf paragraphs running over a page break", () => {
       [body("then a lower-case line after a full stop starts its own paragraph."), body("", 1), body("A footnote ends this page, and", 2), { text: "1 Code is at the project site", size: 8, y: 60 }],
       [body("after a footnote the page goes on apart."), body("", 1), body("Figure 3: Success rate per step", 2)],
       [body("under a caption too. The scores were 12 and", 0), body("", 1), body("Model baseline 12 ours 15", 2)],
-      [body("below a table as well."), body("", 1), body("Figure 3 shows the accuracy of the model and", 2)],
-      [body("the loss, which a caption would not say.")],
+      [body("below a table as well."), body("", 1), body("Figure 3.2 shows the accuracy of the model and", 2)],
+      [body("the loss, which a caption would not say."), body("", 1), body("Fig. 4 Schematic overview of the pipeline and", 2)],
+      [body("its stages, under a caption without a colon.")],
     ];
     for (const lines of pages) {
       const page = pdf.addPage([612, 792]);
       for (const { text, size, y } of lines) if (text) page.drawText(text, { x: 72, y, size, font });
     }
     const doc = await parseDocument("pdf", await pdf.save(), "traces.pdf");
-    expect(doc.sections.map((section) => [section.page, section.continuesParagraph ?? false])).toEqual([[1, false], [2, true], [3, false], [4, false], [5, false], [6, false], [7, false], [8, true]]);
+    expect(doc.sections.map((section) => [section.page, section.continuesParagraph ?? false])).toEqual([[1, false], [2, true], [3, false], [4, false], [5, false], [6, false], [7, false], [8, true], [9, false]]);
     const words = (text: string) => text.split(/\s+/).length;
     const [chunk, ...rest] = chunkDocument({ ...doc, sections: doc.sections.slice(0, 4) }, words);
     expect(rest).toEqual([]);

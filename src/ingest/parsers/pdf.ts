@@ -134,7 +134,8 @@ function runsOver(before: PdfBlock | undefined, first: PdfBlock | undefined, bod
 }
 
 /**
- * A figure's or a table's caption, which may be set at the body's size: its number then a colon, a full stop or
- * a dash ("Figure 3: …", "Fig. 3. …", "Table 2 – …"), where a paragraph of text goes on ("Figure 3 shows…").
+ * A figure's or a table's caption, which may be set at the body's size: its number (3, 3.2, 3a) then a colon, a
+ * full stop or a dash, or a capitalized word ("Figure 3: …", "Fig. 3. …", "Table 2 – …", Springer's "Fig. 4
+ * Schematic …"), where a paragraph of text goes on in lower case ("Figure 3.2 shows…").
  */
-const CAPTION = /^(?:fig(?:ure)?|table|tab)\.?\s*\d+(?:\.\d+)*\s*[:.|–—-]/i;
+const CAPTION = /^(?:[Ff]ig(?:ure)?|FIG(?:URE)?|[Tt]ab(?:le)?|TABLE)\.?\s*\d+(?:\.\d+)*[a-z]?(?:\s*[:.|–—-](?!\d)|\s+\p{Lu})/u;
