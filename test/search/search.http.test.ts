@@ -279,10 +279,13 @@ describe("validation", () => {
   }
 
   test("an empty or blank query is one issue", async () => {
-    for (const query of ["", " \n\t "]) {
+    for (const query of ["", " \n\t ", "\u00ad\u200b \ufeff"]) {
       const res = await searchRaw(server, kb, { query });
       expect(res.body.error.details.issues).toEqual([{ path: ["query"], message: expect.any(String) }]);
     }
+    // nor is one of only invisible characters, which had the empty text embedded
+    const invisible = await searchRaw(server, kb, { query: "\u200b\u00ad", mode: "vector" });
+    expect([invisible.status, invisible.body.error.details.issues]).toEqual([400, [{ path: ["query"], message: "must not be blank" }]]);
   });
 
   test("a top_k far out of range is one issue, naming the bound of 50 (or 1)", async () => {

@@ -12,6 +12,7 @@ import { FILTER_LIMITS, filterIssues, OPERATORS, type MetadataFilter } from "../
 import { KEYWORD_SCORE_MIDPOINT, RRF_K } from "../../search/scores.ts";
 import { BM25_B, BM25_K1 } from "../../search/keyword/bm25.ts";
 import { RERANK_POOL_FACTOR, RERANK_POOL_MIN } from "../../search/rerank.ts";
+import { INVISIBLE } from "../../characters.ts";
 
 // z.unknown, not z.record: a record is rebuilt key by key, which silently drops an own "__proto__" key
 // (JSON.parse keeps it) and with it that key's condition; filterIssues checks the shape itself.
@@ -33,15 +34,15 @@ const Filter = z
       `${FILTER_LIMITS.stringLength} characters, ${FILTER_LIMITS.bytes} bytes as JSON in all.`,
   );
 
-/** 1–10,000 characters, not only whitespace. */
+/** 1–10,000 characters, not only whitespace and invisible characters (a soft hyphen, a zero-width space: nothing to search for). */
 const QueryText = z
   .string()
   .min(1)
   .max(10_000)
-  .refine((q) => q === "" || q.trim().length > 0, "must not be blank"); // "" is reported by min(1) alone
+  .refine((q) => q === "" || q.replace(INVISIBLE, "").trim().length > 0, "must not be blank"); // "" is reported by min(1) alone
 
 const SearchBody = z.object({
-  query: QueryText.describe("Natural-language query, 1–10,000 characters, not only whitespace"),
+  query: QueryText.describe("Natural-language query, 1–10,000 characters, not only whitespace (nor invisible characters such as a zero-width space)"),
   // The bounds first, each ending the checks when it fails: 1e16 was told both "at most 50" and "at most
   // 9007199254740991" (the integer check's own bound), two issues for one value.
   top_k: z.number().min(1, { abort: true }).max(50, { abort: true }).int().default(10).describe("Results to return, 1–50"),
@@ -57,7 +58,7 @@ const SearchBody = z.object({
   mode: z.enum(SEARCH_MODES).default("vector"),
   alpha: z.number().min(0).max(1).default(0.6).describe("Hybrid mode: weight of the vector side (0 keyword only … 1 vector only)"),
   keyword_query: QueryText.nullish().describe(
-    "Text for the keyword side in keyword and hybrid modes, 1–10,000 characters, not only whitespace; absent or null: the query",
+    "Text for the keyword side in keyword and hybrid modes, 1–10,000 characters, not only whitespace (nor invisible characters); absent or null: the query",
   ),
 });
 
