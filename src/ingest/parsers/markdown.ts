@@ -17,7 +17,8 @@ const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)\s*$/;
 const THEMATIC_BREAK = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
 /** A code fence's opening line; a backtick fence's info string holds no backtick (```npm i``` is a code span). */
 const FENCE = /^ {0,3}(?:(`{3,})(?=[^`]*$)|(~{3,}))/;
-const LIST_ITEM = /^\s*(?:[-*+]|\d{1,9}[.)])\s+(.*)$/;
+/** A list item; an ordered one's number is kept ("2. Mix the flour": step 2 is the reader's), a bullet is not. */
+const LIST_ITEM = /^\s*(?:[-*+]|(\d{1,9}[.)]))\s+(.*)$/;
 const TABLE_SEPARATOR = /^\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)*(?:\|\s*)?$/;
 /**
  * A link reference definition (`[label]: https://… "title"`, the title's quotes escaped in it), which is not
@@ -153,7 +154,7 @@ export async function parseMarkdown(data: Uint8Array): Promise<ParsedDocument> {
       }
     }
     const item = LIST_ITEM.exec(line);
-    if (item) add("list", stripInline(item[1]!));
+    if (item) add("list", (item[1] ? `${item[1]} ` : "") + stripInline(item[2]!));
     else if (kind === "list" && block.length > 0) block[block.length - 1] += " " + stripInline(line);
     else add("prose", stripInline(line));
   }
