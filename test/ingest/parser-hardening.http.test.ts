@@ -246,6 +246,35 @@ describe(".docx read from its content: page count, pages, tables", () => {
     ]);
   });
 
+  test("what Word shows is read and what it hides is not: a simple field's result, bidirectional runs, ruby's base; hidden runs left out", async () => {
+    const run = (value: string, properties = "") => `<w:r>${properties}<w:t xml:space="preserve">${value}</w:t></w:r>`;
+    const body =
+      `<w:p>${run("Figure ")}<w:fldSimple w:instr=" SEQ Figure \\* ARABIC ">${run("7")}</w:fldSimple>${run(": quarterly revenue")}</w:p>` +
+      `<w:p>${run("Customer: ")}<w:fldSimple w:instr=" MERGEFIELD Name ">${run("Mango Ltd")}</w:fldSimple></w:p>` +
+      `<w:p>${run("before ")}<w:dir w:val="rtl">${run("dirword")}</w:dir>${run(" ")}<w:bdo w:val="rtl">${run("bdoword")}</w:bdo>${run(" after")}</w:p>` +
+      `<w:p>${run("東京 ")}<w:ruby><w:rubyPr/><w:rt>${run("とうきょう")}</w:rt><w:rubyBase>${run("大学")}</w:rubyBase></w:ruby></w:p>` +
+      `<w:p>${run("visible words ")}${run("vanishedsecret", "<w:rPr><w:vanish/></w:rPr>")}${run("shownagain", '<w:rPr><w:vanish w:val="0"/></w:rPr>')}</w:p>`;
+    const parsed = await parseDocument("docx", new Uint8Array(await (await docx(body)).arrayBuffer()), "shown.docx");
+    expect(parsed.sections.map((section) => section.text)).toEqual([
+      "Figure 7: quarterly revenue\n\nCustomer: Mango Ltd\n\nbefore dirword bdoword after\n\n東京 大学\n\nvisible words shownagain",
+    ]);
+  });
+
+  test("a text box written twice (mc:Choice and its mc:Fallback) counts once toward the pages, as it is read once", async () => {
+    const box = "Field notes from the apiary. ".repeat(45); // 1,305 characters: twice over a page of 2,400
+    const txbx = `<w:txbxContent><w:p><w:r><w:t xml:space="preserve">${box}</w:t></w:r></w:p></w:txbxContent>`;
+    const alternate =
+      '<w:r><mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" xmlns:v="urn:schemas-microsoft-com:vml">' +
+      `<mc:Choice Requires="wps"><w:drawing>${txbx}</w:drawing></mc:Choice><mc:Fallback><w:pict><v:shape><v:textbox>${txbx}</v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r>`;
+    const body = `<w:p>${alternate}</w:p>${pageBreak}${paragraph("secondpagemarker on page two.")}`;
+    const parsed = await parseDocument("docx", new Uint8Array(await (await docx(body)).arrayBuffer()), "box.docx");
+    expect(parsed.pageCount).toBe(2);
+    expect(parsed.sections.map((section) => [section.page, section.text.length > 1000 ? "box" : section.text])).toEqual([
+      [1, "box"],
+      [2, "secondpagemarker on page two."],
+    ]);
+  });
+
   test("a footnote's text is kept without the arrow that links back to its reference", async () => {
     const doc = new Document({
       footnotes: { 1: { children: [new Paragraph("The queen lays up to 2,000 eggs a day.")] } },

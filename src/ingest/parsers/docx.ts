@@ -1,6 +1,7 @@
 import { DomUtils, Parser } from "htmlparser2";
 import mammoth from "mammoth";
 import { htmlToSections } from "./html-sections.ts";
+import { readableBody } from "./docx-body.ts";
 import { elementsNamed, localNameOf, notValidMessage, openPackage, readXmlPart } from "./ooxml-package.ts";
 import { DOCX_CHARS_PER_PAGE, assertPageLimit } from "./page-limit.ts";
 import { cleanLine } from "./text-cleanup.ts";
@@ -22,9 +23,14 @@ export async function parseDocx(data: Uint8Array): Promise<ParsedDocument> {
   const zip = await openPackage(data, "DOCX");
   const documentPart = zip.file(DOCUMENT_PART);
   if (!documentPart) throw new ParseError(INVALID);
+  const documentXml = await documentPart.async("string");
+  const readable = readableBody(documentXml);
   let html: string;
   try {
-    ({ value: html } = await mammoth.convertToHtml({ buffer: Buffer.from(data) }, { convertImage: skipImages, styleMap: BREAKS_AS_LINES }));
+    // Rewritten, the package is stored again (not compressed: only mammoth reads it).
+    if (readable !== null) zip.file(DOCUMENT_PART, readable);
+    const buffer = readable === null ? Buffer.from(data) : await zip.generateAsync({ type: "nodebuffer", compression: "STORE" });
+    ({ value: html } = await mammoth.convertToHtml({ buffer }, { convertImage: skipImages, styleMap: BREAKS_AS_LINES }));
   } catch {
     throw new ParseError(INVALID);
   }
@@ -34,7 +40,7 @@ export async function parseDocx(data: Uint8Array): Promise<ParsedDocument> {
   // <Pages> in docProps is whatever the writing program (or anyone) put there, so it can raise the
   // count (Word's layout of tables, images and large type takes more room than text alone) but
   // never lower it below the count from the content.
-  const runs = pageRuns(await documentPart.async("string"));
+  const runs = pageRuns(readable ?? documentXml);
   const contentPages = runs.reduce((sum, run) => sum + run.pages, 0);
   const pageCount = recordedPages > contentPages ? Math.floor(recordedPages) : contentPages;
   assertPageLimit(pageCount);
@@ -122,6 +128,8 @@ function pageRuns(documentXml: string): PageRun[] {
   let chars = 0;
   let visible = 0;
   let inText = false;
+  /** Inside an mc:Choice, whose text mammoth skips for its mc:Fallback's (a text box is written in both). */
+  let choiceDepth = 0;
   let inParagraphProperties = false;
   let paragraphSection: { continuous: boolean } | null = null;
   /** A section break in a paragraph's properties ends its section after that paragraph's own text. */
@@ -138,6 +146,9 @@ function pageRuns(documentXml: string): PageRun[] {
         switch (localNameOf(name)) {
           case "t":
             inText = true;
+            break;
+          case "Choice":
+            choiceDepth++;
             break;
           case "br":
             if (value("type") === "page") breakPage();
@@ -156,13 +167,14 @@ function pageRuns(documentXml: string): PageRun[] {
         }
       },
       ontext(text) {
-        if (!inText) return;
+        if (!inText || choiceDepth > 0) return;
         chars += text.length;
         visible += visibleLength(text);
       },
       onclosetag(name) {
         const local = localNameOf(name);
         if (local === "t") inText = false;
+        else if (local === "Choice") choiceDepth--;
         else if (local === "pPr") inParagraphProperties = false;
         else if (local === "sectPr" && paragraphSection) {
           breakAfterParagraph = !paragraphSection.continuous;
