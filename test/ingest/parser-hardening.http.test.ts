@@ -350,6 +350,21 @@ describe(".pptx text", () => {
   });
 });
 
+describe(".pptx alternate content", () => {
+  test("a shape written twice (mc:Choice and its mc:Fallback) is read once", async () => {
+    const deck = new PptxGenJS();
+    deck.addSlide().addText("altcontentfennel grows by the door", { x: 1, y: 1, w: 6, h: 2 });
+    const zip = await JSZip.loadAsync((await deck.write({ outputType: "nodebuffer" })) as Buffer);
+    const part = "ppt/slides/slide1.xml";
+    const xml = await zip.file(part)!.async("string");
+    const shape = /<p:sp>[\s\S]*?<\/p:sp>/.exec(xml)![0];
+    const alternate = `<mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="p14">${shape}</mc:Choice><mc:Fallback>${shape}</mc:Fallback></mc:AlternateContent>`;
+    zip.file(part, xml.replace(shape, alternate));
+    const parsed = await parseDocument("pptx", await zip.generateAsync({ type: "uint8array" }), "alternate.pptx");
+    expect(parsed.sections.map((section) => section.text)).toEqual(["altcontentfennel grows by the door"]);
+  });
+});
+
 describe("xlsx reader", () => {
   test("a long number in the General format is indexed with all its digits, not as Excel's 1.23457E+11; other formats as shown", async () => {
     const sheet = XLSX.utils.aoa_to_sheet([["Order", "Amount", "Share"], [123456789012, 1234.5, 0.25]]);
@@ -358,6 +373,15 @@ describe("xlsx reader", () => {
     XLSX.utils.book_append_sheet(book, sheet, "Orders");
     const parsed = await parseDocument("xlsx", new Uint8Array(XLSX.write(book, { type: "array", bookType: "xlsx" })), "orders.xlsx");
     expect(parsed.sections.map((section) => section.text)).toEqual(["Order: 123456789012; Amount: 1234.5; Share: 25%"]);
+  });
+
+  test("Excel's built-in short date shows its year whole, as Excel does in the US; a date format the author chose stays as it is", async () => {
+    const sheet = XLSX.utils.aoa_to_sheet([["When", "Stamp", "Custom", "Iso"], [45292, 45292.5, 45292, 45292]]);
+    [sheet.A2!.z, sheet.B2!.z, sheet.C2!.z, sheet.D2!.z] = ["m/d/yy", "m/d/yy h:mm", "d/m/yy", "yyyy-mm-dd"];
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, sheet, "Dates");
+    const parsed = await parseDocument("xlsx", new Uint8Array(XLSX.write(book, { type: "array", bookType: "xlsx" })), "dates.xlsx");
+    expect(parsed.sections.map((section) => section.text)).toEqual(["When: 1/1/2024; Stamp: 1/1/2024 12:00; Custom: 1/1/24; Iso: 2024-01-01"]);
   });
 
   test("an empty sheet counts as a page but gives no chunk of its name alone; a workbook of empty sheets fails as having no text", async () => {

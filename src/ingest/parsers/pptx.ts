@@ -39,7 +39,7 @@ async function readSlide(zip: JSZip, slidePath: string, slideNumber: number): Pr
   if (!slide) return [];
   const collector = new SectionCollector({ slide: slideNumber });
   collector.setPage(slideNumber);
-  const shapes = DomUtils.findAll((element) => ["sp", "graphicFrame"].includes(localNameOf(element.name)), slide.children);
+  const shapes = DomUtils.findAll((element) => ["sp", "graphicFrame"].includes(localNameOf(element.name)) && !inFallback(element), slide.children);
   const titles = shapes.filter((shape) => ["title", "ctrTitle"].includes(placeholderType(shape) ?? ""));
   collector.setHeading(titles.map((shape) => shapeLines(shape).join(" ")).join(" "));
   for (const shape of shapes) if (!titles.includes(shape)) collector.addParagraph(shapeLines(shape).join("\n"));
@@ -52,6 +52,17 @@ async function readSlide(zip: JSZip, slidePath: string, slideNumber: number): Pr
     if (noteText !== "") collector.addParagraph(`Speaker notes: ${noteText}`);
   }
   return collector.finish();
+}
+
+/**
+ * Inside an mc:Fallback: the copy of an mc:AlternateContent's shapes for programs that cannot read its
+ * mc:Choice, which is read instead (both were read: the text came twice).
+ */
+function inFallback(element: Element): boolean {
+  for (let parent = element.parent; parent; parent = parent.parent) {
+    if (parent.type === "tag" && localNameOf((parent as Element).name) === "Fallback") return true;
+  }
+  return false;
 }
 
 function placeholderType(shape: Element): string | undefined {

@@ -14,7 +14,7 @@ export async function parseXlsx(data: Uint8Array): Promise<ParsedDocument> {
   await openPackage(data, "XLSX");
   let workbook: XLSX.WorkBook;
   try {
-    workbook = XLSX.read(data, { type: "array", cellFormula: false, cellHTML: false, cellStyles: false });
+    workbook = XLSX.read(data, { type: "array", cellFormula: false, cellHTML: false, cellStyles: false, cellNF: true });
   } catch {
     throw new ParseError(INVALID);
   }
@@ -26,6 +26,7 @@ export async function parseXlsx(data: Uint8Array): Promise<ParsedDocument> {
     const sheet = workbook.Sheets[name];
     if (!sheet) return;
     spellOutGeneralNumbers(sheet);
+    spellOutShortDateYears(sheet);
     const text = sheetRowsToLines(presentRows(sheet)).join("\n");
     // An empty sheet still counts as a page, but gives no section: its name alone is no content (a workbook
     // of empty sheets then fails as having no text, like an empty .docx).
@@ -51,6 +52,22 @@ function spellOutGeneralNumbers(sheet: XLSX.WorkSheet): void {
     if (t === "n" && typeof v === "number" && (z === undefined || z === "General") && /E[+-]\d/i.test(w ?? "")) {
       (cell as XLSX.CellObject).w = String(v);
     }
+  }
+}
+
+/**
+ * Excel's built-in short date (format 14, and 22 with a time) is the reader's locale's: 1/1/2024 in the US.
+ * SheetJS writes it m/d/yy, "1/1/24", which a search for 2024 does not find; its year is written whole.
+ * A format the author chose (d/m/yy, yyyy-mm-dd) keeps what it shows.
+ */
+const SHORT_DATES: Record<string, string> = { "m/d/yy": "m/d/yyyy", "m/d/yy h:mm": "m/d/yyyy h:mm" };
+
+function spellOutShortDateYears(sheet: XLSX.WorkSheet): void {
+  for (const [address, cell] of Object.entries(sheet)) {
+    if (address.startsWith("!")) continue;
+    const { t, v, z } = cell as XLSX.CellObject;
+    const whole = typeof z === "string" ? SHORT_DATES[z] : undefined;
+    if (t === "n" && typeof v === "number" && whole) (cell as XLSX.CellObject).w = XLSX.SSF.format(whole, v);
   }
 }
 
