@@ -253,10 +253,14 @@ describe(".docx read from its content: page count, pages, tables", () => {
       `<w:p>${run("Customer: ")}<w:fldSimple w:instr=" MERGEFIELD Name ">${run("Mango Ltd")}</w:fldSimple></w:p>` +
       `<w:p>${run("before ")}<w:dir w:val="rtl">${run("dirword")}</w:dir>${run(" ")}<w:bdo w:val="rtl">${run("bdoword")}</w:bdo>${run(" after")}</w:p>` +
       `<w:p>${run("東京 ")}<w:ruby><w:rubyPr/><w:rt>${run("とうきょう")}</w:rt><w:rubyBase>${run("大学")}</w:rubyBase></w:ruby></w:p>` +
-      `<w:p>${run("visible words ")}${run("vanishedsecret", "<w:rPr><w:vanish/></w:rPr>")}${run("shownagain", '<w:rPr><w:vanish w:val="0"/></w:rPr>')}</w:p>`;
+      `<w:p>${run("visible words ")}${run("vanishedsecret", "<w:rPr><w:vanish/></w:rPr>")}${run("shownagain", '<w:rPr><w:vanish w:val="0"/></w:rPr>')}</w:p>` +
+      `${pageBreak}${paragraph("Text after the break.")}`;
     const parsed = await parseDocument("docx", new Uint8Array(await (await docx(body)).arrayBuffer()), "shown.docx");
-    expect(parsed.sections.map((section) => section.text)).toEqual([
-      "Figure 7: quarterly revenue\n\nCustomer: Mango Ltd\n\nbefore dirword bdoword after\n\n東京 大学\n\nvisible words shownagain",
+    // the pages are still counted in the rewritten body (its XML declaration kept whole)
+    expect(parsed.pageCount).toBe(2);
+    expect(parsed.sections.map((section) => [section.page, section.text])).toEqual([
+      [1, "Figure 7: quarterly revenue\n\nCustomer: Mango Ltd\n\nbefore dirword bdoword after\n\n東京 大学\n\nvisible words shownagain"],
+      [2, "Text after the break."],
     ]);
   });
 
@@ -362,6 +366,11 @@ describe(".pptx alternate content", () => {
     zip.file(part, xml.replace(shape, alternate));
     const parsed = await parseDocument("pptx", await zip.generateAsync({ type: "uint8array" }), "alternate.pptx");
     expect(parsed.sections.map((section) => section.text)).toEqual(["altcontentfennel grows by the door"]);
+    // a Fallback whose Choice holds no shape (a picture) is read
+    const pictureOnly = `<mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="p14"><p:pic/></mc:Choice><mc:Fallback>${shape}</mc:Fallback></mc:AlternateContent>`;
+    zip.file(part, xml.replace(shape, pictureOnly));
+    const fallback = await parseDocument("pptx", await zip.generateAsync({ type: "uint8array" }), "fallback.pptx");
+    expect(fallback.sections.map((section) => section.text)).toEqual(["altcontentfennel grows by the door"]);
   });
 });
 
@@ -369,10 +378,12 @@ describe("xlsx reader", () => {
   test("a long number in the General format is indexed with all its digits, not as Excel's 1.23457E+11; other formats as shown", async () => {
     const sheet = XLSX.utils.aoa_to_sheet([["Order", "Amount", "Share"], [123456789012, 1234.5, 0.25]]);
     sheet.C2!.z = "0%";
+    XLSX.utils.sheet_add_aoa(sheet, [["Phone", 123456789012, null]], { origin: "A3" });
+    sheet.B3!.z = "@"; // a number in a Text column: its digits too
     const book = XLSX.utils.book_new();
     XLSX.utils.book_append_sheet(book, sheet, "Orders");
     const parsed = await parseDocument("xlsx", new Uint8Array(XLSX.write(book, { type: "array", bookType: "xlsx" })), "orders.xlsx");
-    expect(parsed.sections.map((section) => section.text)).toEqual(["Order: 123456789012; Amount: 1234.5; Share: 25%"]);
+    expect(parsed.sections.map((section) => section.text)).toEqual(["Order: 123456789012; Amount: 1234.5; Share: 25%\nOrder: Phone; Amount: 123456789012"]);
   });
 
   test("Excel's built-in short date shows its year whole, as Excel does in the US; a date format the author chose stays as it is", async () => {
@@ -382,6 +393,10 @@ describe("xlsx reader", () => {
     XLSX.utils.book_append_sheet(book, sheet, "Dates");
     const parsed = await parseDocument("xlsx", new Uint8Array(XLSX.write(book, { type: "array", bookType: "xlsx" })), "dates.xlsx");
     expect(parsed.sections.map((section) => section.text)).toEqual(["When: 1/1/2024; Stamp: 1/1/2024 12:00; Custom: 1/1/24; Iso: 2024-01-01"]);
+    // in a workbook counting from 1904, the same serial is four years and a day later
+    book.Workbook = { WBProps: { date1904: true } };
+    const from1904 = await parseDocument("xlsx", new Uint8Array(XLSX.write(book, { type: "array", bookType: "xlsx" })), "dates1904.xlsx");
+    expect(from1904.sections.map((section) => section.text)).toEqual(["When: 1/2/2028; Stamp: 1/2/2028 12:00; Custom: 2/1/28; Iso: 2028-01-02"]);
   });
 
   test("an empty sheet counts as a page but gives no chunk of its name alone; a workbook of empty sheets fails as having no text", async () => {

@@ -15,10 +15,14 @@ const REWRITTEN = /<\w+:(?:fldSimple|dir|bdo|ruby|vanish)\b/;
  */
 export function readableBody(documentXml: string): string | null {
   if (!REWRITTEN.test(documentXml)) return null;
-  const document = parseDocument(documentXml, { xmlMode: true });
+  // The declaration is kept as written: serialized, it lost its closing "?" and the page count read nothing after it.
+  const declaration = XML_DECLARATION.exec(documentXml)?.[0] ?? "";
+  const document = parseDocument(documentXml.slice(declaration.length), { xmlMode: true });
   rewrite(document.children);
-  return DomUtils.getOuterHTML(document, { xmlMode: true });
+  return declaration + DomUtils.getOuterHTML(document, { xmlMode: true });
 }
+
+const XML_DECLARATION = /^\uFEFF?\s*<\?xml[^>]*\?>/;
 
 function rewrite(nodes: ChildNode[]): void {
   for (const node of [...nodes]) {

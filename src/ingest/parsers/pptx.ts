@@ -55,12 +55,15 @@ async function readSlide(zip: JSZip, slidePath: string, slideNumber: number): Pr
 }
 
 /**
- * Inside an mc:Fallback: the copy of an mc:AlternateContent's shapes for programs that cannot read its
- * mc:Choice, which is read instead (both were read: the text came twice).
+ * Inside an mc:Fallback whose mc:Choice holds shapes: the copy of them for programs that cannot read the
+ * Choice, which is read instead (both were read: the text came twice). A Fallback is read when its Choice
+ * holds no shape (a picture, an equation's own markup).
  */
 function inFallback(element: Element): boolean {
   for (let parent = element.parent; parent; parent = parent.parent) {
-    if (parent.type === "tag" && localNameOf((parent as Element).name) === "Fallback") return true;
+    if (parent.type !== "tag" || localNameOf((parent as Element).name) !== "Fallback") continue;
+    const choices = (parent.parent as Element | null)?.children.filter((child): child is Element => child.type === "tag" && localNameOf((child as Element).name) === "Choice") ?? [];
+    return choices.some((choice) => DomUtils.findOne((node) => ["sp", "graphicFrame"].includes(localNameOf(node.name)), choice.children) !== null);
   }
   return false;
 }

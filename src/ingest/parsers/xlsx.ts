@@ -26,7 +26,7 @@ export async function parseXlsx(data: Uint8Array): Promise<ParsedDocument> {
     const sheet = workbook.Sheets[name];
     if (!sheet) return;
     spellOutGeneralNumbers(sheet);
-    spellOutShortDateYears(sheet);
+    spellOutShortDateYears(sheet, workbook.Workbook?.WBProps?.date1904 === true);
     const text = sheetRowsToLines(presentRows(sheet)).join("\n");
     // An empty sheet still counts as a page, but gives no section: its name alone is no content (a workbook
     // of empty sheets then fails as having no text, like an empty .docx).
@@ -41,15 +41,16 @@ export async function parseXlsx(data: Uint8Array): Promise<ParsedDocument> {
 }
 
 /**
- * A number in the General format is displayed in scientific notation past 11 digits (123456789012 as
- * "1.23457E+11"): an order number, account or phone number would be indexed without its digits, and found
- * by none of them. Such a cell's text becomes its full value; any other format keeps what Excel shows.
+ * A number shown in scientific notation (General past 11 digits: 123456789012 as "1.23457E+11", a number
+ * in a Text column, a scientific format): an order number, account or phone number would be indexed
+ * without its digits, and found by none of them. Such a cell's text becomes its full value, whatever its
+ * format; every other cell keeps what Excel shows.
  */
 function spellOutGeneralNumbers(sheet: XLSX.WorkSheet): void {
   for (const [address, cell] of Object.entries(sheet)) {
     if (address.startsWith("!")) continue;
-    const { t, v, z, w } = cell as XLSX.CellObject;
-    if (t === "n" && typeof v === "number" && (z === undefined || z === "General") && /E[+-]\d/i.test(w ?? "")) {
+    const { t, v, w } = cell as XLSX.CellObject;
+    if (t === "n" && typeof v === "number" && /E[+-]\d/i.test(w ?? "")) {
       (cell as XLSX.CellObject).w = String(v);
     }
   }
@@ -62,12 +63,12 @@ function spellOutGeneralNumbers(sheet: XLSX.WorkSheet): void {
  */
 const SHORT_DATES: Record<string, string> = { "m/d/yy": "m/d/yyyy", "m/d/yy h:mm": "m/d/yyyy h:mm" };
 
-function spellOutShortDateYears(sheet: XLSX.WorkSheet): void {
+function spellOutShortDateYears(sheet: XLSX.WorkSheet, date1904: boolean): void {
   for (const [address, cell] of Object.entries(sheet)) {
     if (address.startsWith("!")) continue;
     const { t, v, z } = cell as XLSX.CellObject;
     const whole = typeof z === "string" ? SHORT_DATES[z] : undefined;
-    if (t === "n" && typeof v === "number" && whole) (cell as XLSX.CellObject).w = XLSX.SSF.format(whole, v);
+    if (t === "n" && typeof v === "number" && whole) (cell as XLSX.CellObject).w = XLSX.SSF.format(whole, v, { date1904 });
   }
 }
 
