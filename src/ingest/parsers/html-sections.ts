@@ -62,8 +62,6 @@ export function htmlToSections(html: string): ParsedSection[] {
   let preDepth = 0;
   let cellDepth = 0;
   let capture: string | null = null; // text of the <title> or heading being read
-  /** The lists open, innermost last: an ordered one's next item number (its items keep their numbers), or null. */
-  const lists: (number | null)[] = [];
   let line = "";
   // Whether `line` has any visible text yet, kept as text arrives: testing the whole line again at
   // every table cell made a row of many cells quadratic.
@@ -105,13 +103,6 @@ export function htmlToSections(html: string): ParsedSection[] {
           if (lineHasText) line += " | ";
           cellDepth++;
         }
-        if (name === "ol") lists.push(whole(attribs.start) ?? 1);
-        else if (name === "ul" || name === "menu") lists.push(null);
-        else if (name === "li" && lists.at(-1) != null) {
-          const number = whole(attribs.value) ?? lists.at(-1)!;
-          addToLine(`${number}. `);
-          lists[lists.length - 1] = number + 1;
-        }
         if (name === "pre") preDepth++;
         if (SECTIONING.has(name)) sectioningDepth++;
         if (SPACED.has(name)) addToLine(" ");
@@ -141,7 +132,6 @@ export function htmlToSections(html: string): ParsedSection[] {
         else if (BLOCKS.has(name)) endParagraph();
         else if (LINES.has(name)) endLine();
         if (name === "pre") preDepth--;
-        if (name === "ol" || name === "ul" || name === "menu") lists.pop();
         if (SECTIONING.has(name)) sectioningDepth--;
         if (SPACED.has(name)) addToLine(" ");
       },
@@ -151,9 +141,4 @@ export function htmlToSections(html: string): ParsedSection[] {
   parser.end(html);
   endParagraph();
   return collector.finish();
-}
-
-/** An attribute's whole number (an <ol>'s start, an <li>'s value), or null. */
-function whole(value: string | undefined): number | null {
-  return value !== undefined && /^\s*-?\d{1,9}\s*$/.test(value) ? Number(value) : null;
 }
