@@ -199,6 +199,10 @@ describe(".docx read from its content: page count, pages, tables", () => {
     return new File([new Uint8Array(await zip.generateAsync({ type: "uint8array", compression: "DEFLATE" }))], "claims-one-page.docx");
   }
 
+  /** The package with `body` parsed in process. */
+  const parsedDocx = async (body: string) => parseDocument("docx", new Uint8Array(await (await docx(body)).arrayBuffer()), "body.docx");
+  const pagesAndTexts = (parsed: { sections: { page: number | null; text: string }[] }) => parsed.sections.map((section) => [section.page, section.text]);
+
   /** Waits until parsing has set page_count (before the long embedding step), then deletes the document. */
   async function parsedPageCount(file: File): Promise<number> {
     const res = await upload(server, ws, file);
@@ -238,9 +242,9 @@ describe(".docx read from its content: page count, pages, tables", () => {
     const body =
       `<w:p>${text("Opening page tailword")}${run('<w:br w:type="page"/>')}${text("headword on the second page")}</w:p>` +
       `<w:p>${text("leftcolumn")}${run('<w:br w:type="column"/>')}${text("rightcolumn")}</w:p>`;
-    const parsed = await parseDocument("docx", new Uint8Array(await (await docx(body)).arrayBuffer()), "breaks.docx");
+    const parsed = await parsedDocx(body);
     expect(parsed.pageCount).toBe(2);
-    expect(parsed.sections.map((section) => [section.page, section.text])).toEqual([
+    expect(pagesAndTexts(parsed)).toEqual([
       [1, "Opening page tailword"],
       [2, "headword on the second page\n\nleftcolumn\nrightcolumn"],
     ]);
@@ -255,10 +259,10 @@ describe(".docx read from its content: page count, pages, tables", () => {
       `<w:p>${run("東京 ")}<w:ruby><w:rubyPr/><w:rt>${run("とうきょう")}</w:rt><w:rubyBase>${run("大学")}</w:rubyBase></w:ruby></w:p>` +
       `<w:p>${run("visible words ")}${run("vanishedsecret", "<w:rPr><w:vanish/></w:rPr>")}${run("shownagain", '<w:rPr><w:vanish w:val="0"/></w:rPr>')}</w:p>` +
       `${pageBreak}${paragraph("Text after the break.")}`;
-    const parsed = await parseDocument("docx", new Uint8Array(await (await docx(body)).arrayBuffer()), "shown.docx");
+    const parsed = await parsedDocx(body);
     // the pages are still counted in the rewritten body (its XML declaration kept whole)
     expect(parsed.pageCount).toBe(2);
-    expect(parsed.sections.map((section) => [section.page, section.text])).toEqual([
+    expect(pagesAndTexts(parsed)).toEqual([
       [1, "Figure 7: quarterly revenue\n\nCustomer: Mango Ltd\n\nbefore dirword bdoword after\n\n東京 大学\n\nvisible words shownagain"],
       [2, "Text after the break."],
     ]);
@@ -271,7 +275,7 @@ describe(".docx read from its content: page count, pages, tables", () => {
       '<w:r><mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" xmlns:v="urn:schemas-microsoft-com:vml">' +
       `<mc:Choice Requires="wps"><w:drawing>${txbx}</w:drawing></mc:Choice><mc:Fallback><w:pict><v:shape><v:textbox>${txbx}</v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r>`;
     const body = `<w:p>${alternate}</w:p>${pageBreak}${paragraph("secondpagemarker on page two.")}`;
-    const parsed = await parseDocument("docx", new Uint8Array(await (await docx(body)).arrayBuffer()), "box.docx");
+    const parsed = await parsedDocx(body);
     expect(parsed.pageCount).toBe(2);
     expect(parsed.sections.map((section) => [section.page, section.text.length > 1000 ? "box" : section.text])).toEqual([
       [1, "box"],
@@ -296,9 +300,9 @@ describe(".docx read from its content: page count, pages, tables", () => {
     // own text; counted where it stands, the text went to the next section's page.
     const ending = (text: string, type: string) => paragraph(text, `<w:pPr><w:sectPr><w:type w:val="${type}"/></w:sectPr></w:pPr>`);
     const body = ending("First section text.", "nextPage") + ending("Second section text.", "oddPage") + paragraph("Third section text.");
-    const parsed = await parseDocument("docx", new Uint8Array(await (await docx(body)).arrayBuffer()), "sections.docx");
+    const parsed = await parsedDocx(body);
     expect(parsed.pageCount).toBe(3);
-    expect(parsed.sections.map((section) => [section.page, section.text])).toEqual([
+    expect(pagesAndTexts(parsed)).toEqual([
       [1, "First section text."],
       [2, "Second section text."],
       [3, "Third section text."],
