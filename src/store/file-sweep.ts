@@ -53,7 +53,7 @@ export function sweepFileStore(referenced: Set<string>, dataDir: string, started
       } else if (entry.isDirectory()) {
         if (!sweep(path) || !removedEmpty(path)) left++;
       } else if (entry.isFile() && referenced.has(relative(dataDir, path))) {
-        ignoreGone(() => chmodSync(path, PRIVATE_FILE_MODE));
+        bestEffort(() => chmodSync(path, PRIVATE_FILE_MODE));
         result.keptFiles++;
         left++;
       } else {
@@ -61,11 +61,11 @@ export function sweepFileStore(referenced: Set<string>, dataDir: string, started
         result.removedFiles++;
       }
     }
-    if (left > 0) ignoreGone(() => chmodSync(folder, PRIVATE_DIR_MODE));
+    if (left > 0) bestEffort(() => chmodSync(folder, PRIVATE_DIR_MODE));
     return left === 0;
   };
   sweep(root);
-  chmodSync(root, PRIVATE_DIR_MODE);
+  bestEffort(() => chmodSync(root, PRIVATE_DIR_MODE));
   return result;
 }
 
@@ -105,11 +105,3 @@ function removedEmpty(path: string): boolean {
   }
 }
 
-/** Runs `action` on a path that a deletion may have removed meanwhile. */
-function ignoreGone(action: () => void): void {
-  try {
-    action();
-  } catch (error) {
-    if (!isGone(error)) throw error;
-  }
-}

@@ -11,6 +11,7 @@ import { startServer } from "../../src/server.ts";
 import { reindex } from "../../src/cli/reindex.ts";
 import { serverAt, signup, startTestServer, waitForDocument } from "../helpers/server.ts";
 import { childrenOf, environmentOf } from "../helpers/processes.ts";
+import { ingest, workspace } from "../ingest/ingest-helpers.ts";
 
 /** `bun src/main.ts serve` on `dataDir` and a free port, its output piped; `launcher` runs it (["nohup"]). */
 function spawnServe(dataDir: string, env: Record<string, string | undefined> = process.env, launcher: string[] = []) {
@@ -360,13 +361,20 @@ describe("files in the data dir another user owns", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "quarry-others-"));
     const shared = mkdtempSync(join(tmpdir(), "quarry-others-backup-"));
     try {
-      await (await startTestServer({ dataDir })).server.stop();
+      const first = await startTestServer({ dataDir, env: { QUARRY_LIMITS: "off" } });
+      const ws = await workspace(first);
+      const kept = await ingest(first, ws, new File(["kept words\n"], "kept.txt"));
+      await first.server.stop();
       const orphan = join(dataDir, "files", "kb_gone0000000000", "doc_gone00000000", "11111111", "gone.txt");
       mkdirSync(join(orphan, ".."), { recursive: true });
       writeFileSync(orphan, "no row");
       chownTree(dataDir);
-      for (let path = orphan; path !== join(dataDir, "files"); path = join(path, "..")) utimesSync(path, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
-      // root's, which nobody may use but not chmod
+      for (const file of [orphan, join(dataDir, kept.storage_path)]) {
+        for (let path = file; path !== join(dataDir, "files"); path = join(path, "..")) utimesSync(path, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+      }
+      // root's, which nobody may use but not chmod: a stored file, the lock file
+      chownSync(join(dataDir, kept.storage_path), 0, 0);
+      chmodSync(join(dataDir, kept.storage_path), 0o644);
       chownSync(join(dataDir, "quarry.lock"), 0, 0);
       chmodSync(join(dataDir, "quarry.lock"), 0o666);
       mkdirSync(join(dataDir, "indexes", "kb_other"), { recursive: true });
@@ -388,6 +396,7 @@ describe("files in the data dir another user owns", () => {
       const stderr = await new Response(proc.stderr).text();
       expect(stderr).not.toContain("sweeping the stored files failed");
       expect(statSync(join(dataDir, "indexes", "kb_other")).mode & 0o777).toBe(0o755);
+      expect(statSync(join(dataDir, kept.storage_path)).mode & 0o777).toBe(0o644);
 
       chmodSync(shared, 0o777); // root's empty folder, which nobody may write in but not chmod
       const backup = Bun.spawn([...nobody, "node_modules/.bin/bun", "src/main.ts", "backup", shared, "--data-dir", dataDir], { stdout: "pipe", stderr: "pipe" });
