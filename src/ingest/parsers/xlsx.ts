@@ -25,8 +25,7 @@ export async function parseXlsx(data: Uint8Array): Promise<ParsedDocument> {
   workbook.SheetNames.forEach((name, index) => {
     const sheet = workbook.Sheets[name];
     if (!sheet) return;
-    spellOutGeneralNumbers(sheet);
-    spellOutShortDateYears(sheet, workbook.Workbook?.WBProps?.date1904 === true);
+    spellOutNumbers(sheet, workbook.Workbook?.WBProps?.date1904 === true);
     const text = sheetRowsToLines(presentRows(sheet)).join("\n");
     // An empty sheet still counts as a page, but gives no section: its name alone is no content (a workbook
     // of empty sheets then fails as having no text, like an empty .docx).
@@ -41,34 +40,28 @@ export async function parseXlsx(data: Uint8Array): Promise<ParsedDocument> {
 }
 
 /**
- * A number shown in scientific notation (General past 11 digits: 123456789012 as "1.23457E+11", a number
- * in a Text column, a scientific format): an order number, account or phone number would be indexed
- * without its digits, and found by none of them. Such a cell's text becomes its full value, whatever its
- * format; every other cell keeps what Excel shows.
- */
-function spellOutGeneralNumbers(sheet: XLSX.WorkSheet): void {
-  for (const [address, cell] of Object.entries(sheet)) {
-    if (address.startsWith("!")) continue;
-    const { t, v, w } = cell as XLSX.CellObject;
-    if (t === "n" && typeof v === "number" && /E[+-]\d/i.test(w ?? "")) {
-      (cell as XLSX.CellObject).w = String(v);
-    }
-  }
-}
-
-/**
  * Excel's built-in short date (format 14, and 22 with a time) is the reader's locale's: 1/1/2024 in the US.
  * SheetJS writes it m/d/yy, "1/1/24", which a search for 2024 does not find; its year is written whole.
  * A format the author chose (d/m/yy, yyyy-mm-dd) keeps what it shows.
  */
 const SHORT_DATES: Record<string, string> = { "m/d/yy": "m/d/yyyy", "m/d/yy h:mm": "m/d/yyyy h:mm" };
 
-function spellOutShortDateYears(sheet: XLSX.WorkSheet, date1904: boolean): void {
+/**
+ * Number cells whose shown text would hide what a search looks for, in one pass over the sheet's cells:
+ * - a number shown in scientific notation (General past 11 digits: 123456789012 as "1.23457E+11", a number in
+ *   a Text column, a scientific format): an order number, account or phone number would be indexed without
+ *   its digits, and found by none of them; its text becomes its full value, whatever its format;
+ * - a built-in short date, its year written whole (SHORT_DATES), counting from 1904 where the workbook does.
+ * Every other cell keeps what Excel shows.
+ */
+function spellOutNumbers(sheet: XLSX.WorkSheet, date1904: boolean): void {
   for (const [address, cell] of Object.entries(sheet)) {
     if (address.startsWith("!")) continue;
-    const { t, v, z } = cell as XLSX.CellObject;
-    const whole = typeof z === "string" ? SHORT_DATES[z] : undefined;
-    if (t === "n" && typeof v === "number" && whole) (cell as XLSX.CellObject).w = XLSX.SSF.format(whole, v, { date1904 });
+    const { t, v, w, z } = cell as XLSX.CellObject;
+    if (t !== "n" || typeof v !== "number") continue;
+    const wholeYear = typeof z === "string" ? SHORT_DATES[z] : undefined;
+    if (/E[+-]\d/i.test(w ?? "")) (cell as XLSX.CellObject).w = String(v);
+    else if (wholeYear) (cell as XLSX.CellObject).w = XLSX.SSF.format(wholeYear, v, { date1904 });
   }
 }
 
